@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, TypeVar
+from typing import Literal
 
 UnavailableReason = Literal[
     "no-driver",        # NVIDIA driver / libnvidia-ml not present: a normal state on CPU-only machines
@@ -27,7 +27,3 @@ class Unavailable:
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.detail}" if self.detail else self.reason
-
-
-T = TypeVar("T")
-Probed = T | Unavailable  # a probed value or the reason it is missing

@@ -1,0 +1,140 @@
+"""The engine interface every adapter implements (llama.cpp first; vLLM, SGLang, LM Studio, Ollama later).
+
+Adapters speak to an already running server over HTTP. They report what the server itself says (token
+counts, times, draft counters) and never count SSE chunks as tokens: one chunk can carry several accepted
+draft tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
+
+from probes.base import Unavailable
+
+EngineKind = Literal["llama.cpp", "vllm", "sglang", "lmstudio", "ollama", "tgi", "unknown"]
+
+
+class EngineError(Exception):
+    """A request to the engine failed in a way the user should read (down, hung, 5xx, bad reply)."""
+
+    def __init__(self, message: str, *, kind: str = "error") -> None:
+        super().__init__(message)
+        self.kind = kind  # "unreachable" | "timeout" | "http-5xx" | "http-4xx" | "bad-response" | "stream-broken"
+
+
+@dataclass(frozen=True, slots=True)
+class SpecState:
+    """Whether speculative decoding is really active on the server, as the server reports it."""
+
+    active: bool | None              # None: the engine does not say
+    method: str | None               # e.g. "ngram-mod", "draft-simple", "eagle3", "mtp"
+    draft_max: int | None            # γ, the longest draft; None when the engine does not expose it
+    source: str                      # which endpoint/field this was read from
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SpecCounters:
+    """Cumulative speculative-decoding counters (Prometheus style); diff two snapshots for a window."""
+
+    drafts: float                    # verify steps that carried a draft
+    draft_tokens: float
+    accepted_tokens: float
+    accepted_per_position: tuple[float, ...] = ()
+
+    def minus(self, earlier: SpecCounters) -> SpecCounters:
+        """Counter deltas since `earlier`; a counter that went backwards (restart) raises ValueError."""
+        deltas = (
+            self.drafts - earlier.drafts,
+            self.draft_tokens - earlier.draft_tokens,
+            self.accepted_tokens - earlier.accepted_tokens,
+        )
+        if min(deltas) < 0:
+            raise ValueError("speculative counters went backwards: the server restarted between snapshots")
+        n = max(len(self.accepted_per_position), len(earlier.accepted_per_position))
+        now = self.accepted_per_position + (0.0,) * (n - len(self.accepted_per_position))
+        then = earlier.accepted_per_position + (0.0,) * (n - len(earlier.accepted_per_position))
+        return SpecCounters(*deltas, accepted_per_position=tuple(a - b for a, b in zip(now, then, strict=True)))
+
+
+@dataclass(frozen=True, slots=True)
+class Burst:
+    """One streamed event: client arrival time and the server's cumulative counters at that point."""
+
+    t_s: float                       # monotonic seconds since the request was sent
+    n_tokens: int                    # server-reported tokens generated so far (cumulative)
+    draft_n: int | None = None       # cumulative drafted tokens, when the server reports per-token timings
+    draft_n_accepted: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionResult:
+    """One finished request, with the server's own counts and times."""
+
+    text: str
+    prompt_tokens: int | None        # prompt tokens evaluated this request (excluding cached)
+    cached_tokens: int | None        # prompt tokens reused from cache
+    completion_tokens: int           # generated tokens, as the server counts them
+    prompt_ms: float | None          # server: prompt processing time
+    decode_ms: float | None          # server: time for tokens after the first
+    draft_tokens: int | None         # server: tokens drafted (None when speculation is off or unreported)
+    draft_accepted: int | None
+    ttft_ms: float                   # client: first streamed content, monotonic
+    total_ms: float                  # client: request sent → stream closed, monotonic
+    stop_reason: str | None
+    bursts: tuple[Burst, ...] = ()
+    raw_timings: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def decode_ms_per_token(self) -> float | None:
+        """Server decode time per generated token after the first (ms/token), or None."""
+        if self.decode_ms is None or self.completion_tokens < 2:
+            return None
+        return self.decode_ms / (self.completion_tokens - 1)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineInfo:
+    """What an engine says about itself."""
+
+    kind: EngineKind
+    base_url: str
+    version: str | Unavailable
+    model: str | Unavailable
+    model_path: str | Unavailable = Unavailable("not-found")
+    slots: int | Unavailable = Unavailable("not-found")
+    context_size: int | Unavailable = Unavailable("not-found")
+    spec: SpecState | Unavailable = Unavailable("not-found")
+    acceptance_rate: float | Unavailable = Unavailable("not-found")   # from counters, when exposed
+    mean_acceptance_length: float | Unavailable = Unavailable("not-found")
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+
+class EngineAdapter(Protocol):
+    """A running engine reached over HTTP."""
+
+    kind: EngineKind
+    base_url: str
+
+    def info(self) -> EngineInfo:
+        """Identity, version, model and speculation state; missing fields carry a reason."""
+        ...
+
+    def complete(
+        self,
+        prompt: str | list[int],
+        *,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int = 0,
+        slot: int | None = None,
+        cache_prompt: bool = True,
+    ) -> CompletionResult:
+        """Run one streamed completion and return the server's own counts and times."""
+        ...
+
+    def spec_counters(self) -> SpecCounters | Unavailable:
+        """Cumulative speculative counters from the metrics endpoint, or why they are unavailable."""
+        ...
