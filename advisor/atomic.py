@@ -1,0 +1,79 @@
+"""Atomic file writes for reports, evidence and configs.
+
+A crash or a full disk mid-write must never leave a half-written report where a good one was: we write a
+temporary file in the *same* folder (so `os.replace` is a rename, not a copy), fsync it, rename it over
+the target and fsync the folder so the rename itself survives a power loss.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+_TMP_PREFIX = ".tmp-"
+# Windows refuses to replace a file another program holds open (a viewer, an antivirus scan); those
+# locks are usually brief, so a few short retries turn a spurious failure into a success.
+_REPLACE_RETRIES = 5
+_REPLACE_BACKOFF_S = 0.05
+
+
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int = 0o600) -> Path:
+    """Write `data` to `path` atomically (str is encoded as UTF-8); returns the final path.
+
+    The file gets permissions `mode` (0600 by default: reports and databases hold details of the
+    user's machine). Raises `OSError` when the folder is missing or read-only; the target is untouched.
+    """
+    target = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp_name = tempfile.mkstemp(prefix=_TMP_PREFIX + target.name + ".", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp_name, mode)
+        _replace_with_retry(tmp_name, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    _fsync_dir(target.parent)
+    return target
+
+
+def _replace_with_retry(src: str, dst: Path) -> None:
+    for attempt in range(_REPLACE_RETRIES):
+        try:
+            os.replace(src, dst)
+            return
+        except PermissionError:
+            if sys.platform != "win32" or attempt == _REPLACE_RETRIES - 1:
+                raise
+            time.sleep(_REPLACE_BACKOFF_S * (2**attempt))
+
+
+def _fsync_dir(folder: Path) -> None:
+    # POSIX only: a directory cannot be opened for fsync on Windows, where NTFS journals the rename.
+    if sys.platform == "win32":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def remove_orphaned_temp_files(folder: str | os.PathLike[str], *, older_than_s: float = 3600.0) -> int:
+    """Delete temp files a crashed `write_atomic` left in `folder`; returns how many were removed."""
+    removed = 0
+    cutoff = time.time() - older_than_s
+    for entry in Path(folder).glob(_TMP_PREFIX + "*"):
+        with contextlib.suppress(OSError):
+            if entry.is_file() and entry.stat().st_mtime < cutoff:
+                entry.unlink()
+                removed += 1
+    return removed
