@@ -1,0 +1,254 @@
+"""Shared HTTP plumbing for the engine adapters: one client factory and failures turned into `EngineError`.
+
+Every failure a user can meet (engine down, hung, 5xx, an HTML proxy page, a body that is not JSON) becomes
+an `EngineError` whose message names the URL and what was expected. The API key lives only inside the
+client's auth object; messages are scrubbed of it in case a server echoes request headers back.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Generator, Iterator
+from contextlib import contextmanager
+
+import httpx
+
+from probes.engines.base import EngineError
+
+_SNIPPET = 160  # characters of a bad body worth showing
+
+
+class BearerAuth(httpx.Auth):
+    """`Authorization: Bearer <key>`; its repr never shows the key."""
+
+    __slots__ = ("_key",)
+
+    def __init__(self, key: str) -> None:
+        self._key = key
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        request.headers["Authorization"] = f"Bearer {self._key}"
+        yield request
+
+    def scrub(self, text: str) -> str:
+        return text.replace(self._key, "***") if self._key else text
+
+    def __repr__(self) -> str:
+        return "BearerAuth(***)"
+
+
+def make_client(base_url: str, timeout_s: float, api_key: str | None = None) -> httpx.Client:
+    """A client for one engine: proxy env vars ignored (engines are local), no redirects followed."""
+    return httpx.Client(
+        base_url=base_url,
+        timeout=httpx.Timeout(timeout_s),
+        auth=BearerAuth(api_key) if api_key else None,
+        trust_env=False,  # HTTP(S)_PROXY would route 127.0.0.1 through a corporate proxy
+        follow_redirects=False,  # a redirect means this is not the engine endpoint we asked for
+    )
+
+
+def scrub(client: httpx.Client, text: str) -> str:
+    """Remove the client's API key from `text`."""
+    auth = client.auth
+    return auth.scrub(text) if isinstance(auth, BearerAuth) else text
+
+
+def _where(url: str) -> str:
+    u = httpx.URL(url)
+    port = f":{u.port}" if u.port else ""
+    return f"{u.scheme}://{u.host}{port}{u.path}"  # no userinfo, no query
+
+
+def _fail(client: httpx.Client, message: str, kind: str) -> EngineError:
+    return EngineError(scrub(client, message), kind=kind)
+
+
+def _transport_error(client: httpx.Client, url: str, exc: httpx.HTTPError, during: str) -> EngineError:
+    where = _where(url)
+    if isinstance(exc, httpx.ConnectError):
+        return _fail(client, f"cannot connect to {where}: is the engine running? ({exc})", "unreachable")
+    if isinstance(exc, httpx.TimeoutException):
+        return _fail(client, f"{where} did not answer in time during {during}", "timeout")
+    if during == "stream":
+        return _fail(client, f"stream from {where} broke off: {exc}", "stream-broken")
+    return _fail(client, f"request to {where} failed: {type(exc).__name__}: {exc}", "error")
+
+
+def _snippet(text: str) -> str:
+    text = " ".join(text.split())
+    return text[:_SNIPPET] + ("…" if len(text) > _SNIPPET else "")
+
+
+def check_status(client: httpx.Client, resp: httpx.Response) -> None:
+    """Raise `EngineError` for 4xx/5xx and redirects, quoting the start of the body."""
+    code = resp.status_code
+    if code < 300:
+        return
+    where = _where(str(resp.request.url))
+    body = _snippet(resp.text)
+    if code >= 500:
+        raise _fail(client, f"{where} answered HTTP {code} (server error): {body}", "http-5xx")
+    if code in (401, 403):
+        raise _fail(client, f"{where} answered HTTP {code}: the API key is missing or was refused", "http-4xx")
+    if code < 400:
+        raise _fail(client, f"{where} redirected (HTTP {code}); not an engine endpoint", "bad-response")
+    raise _fail(client, f"{where} answered HTTP {code}: {body}", "http-4xx")
+
+
+def _media_type(resp: httpx.Response) -> str:
+    return resp.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def _decode_json(client: httpx.Client, resp: httpx.Response) -> object:
+    where = _where(str(resp.request.url))
+    media = _media_type(resp)
+    # a missing header is tolerated (some servers omit it); a declared non-JSON type is not
+    if media and media != "application/json" and not media.endswith("+json"):
+        raise _fail(client, f"{where} sent {media!r}, expected JSON: {_snippet(resp.text)}", "bad-response")
+    try:
+        return json.loads(resp.content)
+    except ValueError:
+        raise _fail(client, f"{where} sent a body that is not JSON: {_snippet(resp.text)}", "bad-response") from None
+
+
+def request_json(client: httpx.Client, method: str, url: str, body: object | None = None) -> object:
+    """One JSON request; any failure becomes `EngineError`."""
+    try:
+        resp = client.request(method, url, json=body)
+    except httpx.HTTPError as exc:
+        raise _transport_error(client, url, exc, "request") from None
+    check_status(client, resp)
+    return _decode_json(client, resp)
+
+
+def get_json(client: httpx.Client, url: str) -> object:
+    """GET a JSON document."""
+    return request_json(client, "GET", url)
+
+
+def get_text(client: httpx.Client, url: str) -> str:
+    """GET a plain-text document such as a Prometheus scrape."""
+    try:
+        resp = client.get(url)
+    except httpx.HTTPError as exc:
+        raise _transport_error(client, url, exc, "request") from None
+    check_status(client, resp)
+    media = _media_type(resp)
+    if media and not media.startswith("text/") and media != "application/openmetrics-text":
+        raise _fail(client, f"{_where(url)} sent {media!r}, expected text", "bad-response")
+    return resp.text
+
+
+def probe_json(client: httpx.Client, url: str) -> dict[str, object] | None:
+    """For detect(): the JSON object at `url`, or None on any failure (detection never raises)."""
+    try:
+        doc = get_json(client, url)
+    except EngineError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+@contextmanager
+def _open_stream(
+    client: httpx.Client, url: str, body: object, media: str
+) -> Iterator[tuple[httpx.Response, float]]:
+    t0 = time.monotonic()
+    try:
+        with client.stream("POST", url, json=body) as resp:
+            if resp.status_code >= 300:
+                resp.read()
+                check_status(client, resp)
+            got = _media_type(resp)
+            if got != media:
+                resp.read()
+                raise _fail(
+                    client, f"{_where(url)} sent {got or 'no content type'!r}, expected {media}: "
+                    f"{_snippet(resp.text)}", "bad-response")
+            yield resp, t0
+    except httpx.HTTPError as exc:
+        raise _transport_error(client, url, exc, "stream") from None
+
+
+def _event(client: httpx.Client, url: str, data: str) -> dict[str, object]:
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        raise _fail(client, f"{_where(url)} streamed an event that is not JSON: {_snippet(data)}",
+                    "bad-response") from None
+    if not isinstance(doc, dict):
+        raise _fail(client, f"{_where(url)} streamed a JSON {type(doc).__name__}, expected an object",
+                    "bad-response")
+    return doc
+
+
+def stream_sse(client: httpx.Client, url: str, body: object) -> Iterator[tuple[float, dict[str, object]]]:
+    """POST and yield (seconds since send, event) for each SSE `data:` event until `[DONE]` or close."""
+    with _open_stream(client, url, body, "text/event-stream") as (resp, t0):
+        data: list[str] = []
+        for line in resp.iter_lines():
+            if line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+                continue
+            if line or not data:
+                continue  # `event:`/`id:`/comment lines, or a blank line with nothing pending
+            joined, data = "\n".join(data), []
+            if joined.strip() == "[DONE]":
+                return
+            yield time.monotonic() - t0, _event(client, url, joined)
+        if data and "\n".join(data).strip() != "[DONE]":
+            yield time.monotonic() - t0, _event(client, url, "\n".join(data))
+
+
+def stream_ndjson(client: httpx.Client, url: str, body: object) -> Iterator[tuple[float, dict[str, object]]]:
+    """POST and yield (seconds since send, object) for each line of a newline-delimited JSON stream."""
+    with _open_stream(client, url, body, "application/x-ndjson") as (resp, t0):
+        for line in resp.iter_lines():
+            if line.strip():
+                yield time.monotonic() - t0, _event(client, url, line)
+
+
+# --- typed reads from decoded JSON --------------------------------------------------------------------
+
+
+def obj(doc: object, key: str) -> dict[str, object] | None:
+    """`doc[key]` when both are JSON objects."""
+    v = doc.get(key) if isinstance(doc, dict) else None
+    return v if isinstance(v, dict) else None
+
+
+def text(doc: object, key: str) -> str | None:
+    v = doc.get(key) if isinstance(doc, dict) else None
+    return v if isinstance(v, str) and v else None
+
+
+def number(doc: object, key: str) -> float | None:
+    v = doc.get(key) if isinstance(doc, dict) else None
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def integer(doc: object, key: str) -> int | None:
+    v = number(doc, key)
+    return int(v) if v is not None and math.isfinite(v) and v == int(v) else None
+
+
+class HttpAdapter:
+    """Holds one engine's client; subclasses add info/complete/spec_counters. The repr shows no key."""
+
+    def __init__(
+        self, base_url: str, *, api_key: str | None = None, timeout_s: float = 30.0,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self._client = client or make_client(self.base_url, timeout_s, api_key)
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}{path}"
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
