@@ -1,0 +1,1 @@
+"""Bundled prompt library: one JSONL file per category, read with importlib.resources."""
