@@ -23,6 +23,8 @@ INVARIANT_MAX_REPEAT_INFLATION = 1.10
 INVARIANT_MIN_AB_PAIRS = 10
 INVARIANT_MIN_CI_LOW = 1.0
 CONFIRM_TEXT = "confirm with the A/B"
+# DESIGN §4 "perf model reconciles": a model/measurement gap beyond this factor is itself a finding
+MODEL_MISMATCH_FACTOR = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +103,12 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         because.append("ENABLE withheld: " + "; ".join(bad) + ".")
     if pred is not None and facts.get("ab.measured") is not True and not any(CONFIRM_TEXT in b for b in because):
         because.append(f"Predicted {pred.speedup:.2f}× — {CONFIRM_TEXT}.")
+    measured = facts.get("ab.speedup")
+    if pred is not None and isinstance(measured, float) and measured > 0:
+        gap = max(pred.speedup / measured, measured / pred.speedup)
+        if gap > MODEL_MISMATCH_FACTOR:
+            warnings.append(f"The perf model predicts {pred.speedup:.2f}× but the A/B measured {measured:.2f}×; "
+                            "look for a draft on the CPU, an engine regression or per-step overheads.")
     if pred is not None and pred.priors:
         warnings.append("The prediction assumes " + "; ".join(pred.priors) + ".")
     missing = sorted({*result.missing, *result.deferred})
