@@ -205,3 +205,158 @@ def vllm_routes(*, spec: bool = True) -> dict[tuple[str, str], Handler]:
         ("GET", "/metrics"): prometheus(VLLM_SPEC_METRICS if spec else VLLM_PLAIN_METRICS),
         ("POST", "/v1/completions"): vllm_stream(spec),
     }
+
+
+# --- SGLang (engines.md §3) ----------------------------------------------------------------------------
+# engines.md documents the spec fields of meta_info; prompt_tokens/completion_tokens/cached_tokens and the
+# finish_reason object are SGLang's usual meta_info companions and are assumed here.
+
+SGLANG_MODEL = "/models/Llama-3.1-8B-Instruct"
+
+
+def sglang_stream(spec: bool = True) -> Reply:
+    """Streamed `/generate`: each event resends the text so far; spec stats only on the finished event."""
+    base = {"prompt_tokens": 10, "cached_tokens": 2, "finish_reason": None}
+    final: dict[str, object] = {**base, "completion_tokens": 8, "finish_reason": {"type": "length", "length": 8}}
+    if spec:
+        final |= {"spec_accept_rate": 0.625, "spec_accept_length": 2.0, "spec_verify_ct": 4,
+                  "spec_num_correct_drafts": 5, "spec_num_proposed_drafts": 8,
+                  "spec_correct_drafts_histogram": [1, 1, 1, 1]}
+    return sse({"text": "The sky", "meta_info": {**base, "completion_tokens": 3}},
+               {"text": "The sky is blue", "meta_info": {**base, "completion_tokens": 6}},
+               {"text": "The sky is blue today.", "meta_info": final})
+
+
+def sglang_routes(*, spec: bool = True, deprecated_only: bool = False) -> dict[tuple[str, str], Handler]:
+    server_info = {
+        "version": "0.5.23", "model_path": SGLANG_MODEL, "served_model_name": "llama-3.1-8b",
+        "context_length": 8192, "tp_size": 1,
+        "speculative_algorithm": "EAGLE3" if spec else None,
+        "speculative_num_steps": 3 if spec else None, "speculative_eagle_topk": 1 if spec else None,
+        "speculative_num_draft_tokens": 4 if spec else None,
+        "internal_states": [{"avg_spec_accept_length": 2.5}, {"avg_spec_accept_length": 3.0}] if spec
+        else [{"last_gen_throughput": 50.0}],
+    }
+    model_info = {"model_path": SGLANG_MODEL, "served_model_name": "llama-3.1-8b", "model_type": "llama",
+                  "architectures": ["LlamaForCausalLM"], "is_generation": True}
+    info_path, model_path = (("/get_server_info", "/get_model_info") if deprecated_only
+                             else ("/server_info", "/model_info"))
+    return {
+        ("GET", info_path): Reply(server_info),
+        ("GET", model_path): Reply(model_info),
+        ("GET", "/health"): Reply(b"", content_type="text/plain"),
+        ("GET", "/v1/models"): Reply({"object": "list", "data": [
+            {"id": "llama-3.1-8b", "object": "model", "owned_by": "sglang", "root": SGLANG_MODEL}]}),
+        ("POST", "/generate"): sglang_stream(spec),
+    }
+
+
+# --- LM Studio REST v0 (engines.md §4) -----------------------------------------------------------------
+
+LMSTUDIO_MODEL = "qwen2.5-7b-instruct"
+
+
+def lmstudio_completion(draft: bool = True) -> Reply:
+    stats: dict[str, object] = {"tokens_per_second": 51.4, "time_to_first_token": 0.111,
+                                "generation_time": 0.954, "stop_reason": "maxPredictedTokensReached"}
+    if draft:
+        stats |= {"draft_model": "qwen2.5-0.5b-instruct", "total_draft_tokens_count": 40,
+                  "accepted_draft_tokens_count": 30, "rejected_draft_tokens_count": 8,
+                  "ignored_draft_tokens_count": 2}
+    return Reply({
+        "id": "cmpl-1", "object": "text_completion", "created": 1, "model": LMSTUDIO_MODEL,
+        "choices": [{"index": 0, "text": " the capital of France is Paris.", "logprobs": None,
+                     "finish_reason": "length"}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 48, "total_tokens": 53},
+        "stats": stats,
+        "model_info": {"arch": "qwen2", "quant": "Q4_K_M", "format": "gguf", "context_length": 4096},
+        "runtime": {"name": "llama.cpp-linux-x86_64-nvidia-cuda-avx2", "version": "1.50.2",
+                    "supported_formats": ["gguf"]},
+    })
+
+
+def lmstudio_routes(*, draft: bool = True) -> dict[tuple[str, str], Handler]:
+    card = {"object": "model", "type": "llm", "publisher": "lmstudio-community", "arch": "qwen2",
+            "compatibility_type": "gguf", "quantization": "Q4_K_M", "max_context_length": 32768}
+    return {
+        ("GET", "/api/v0/models"): Reply({"object": "list", "data": [
+            {**card, "id": "qwen2.5-0.5b-instruct", "state": "not-loaded"},
+            {**card, "id": LMSTUDIO_MODEL, "state": "loaded"},
+            {"id": "text-embedding-nomic", "object": "model", "type": "embeddings", "publisher": "nomic-ai",
+             "arch": "nomic-bert", "compatibility_type": "gguf", "quantization": "Q4_0", "state": "loaded",
+             "max_context_length": 2048}]}),
+        ("GET", "/v1/models"): Reply({"object": "list", "data": [{"id": LMSTUDIO_MODEL, "object": "model",
+                                                                   "owned_by": "organization_owner"}]}),
+        ("POST", "/api/v0/completions"): lmstudio_completion(draft),
+    }
+
+
+# --- Ollama (engines.md §4) ----------------------------------------------------------------------------
+
+OLLAMA_MODEL = "qwen3:8b"
+OLLAMA_MODELFILE = "FROM /root/.ollama/models/blobs/sha256-abc\nDRAFT /models/qwen3-0.6b.gguf\n"
+
+
+def ollama_generate() -> Reply:
+    """`/api/generate` NDJSON: text pieces, then the final object with nanosecond timings."""
+    return ndjson(
+        {"model": OLLAMA_MODEL, "created_at": "2026-08-21T00:00:00Z", "response": "Once", "done": False},
+        {"model": OLLAMA_MODEL, "created_at": "2026-08-21T00:00:00Z", "response": " upon a time", "done": False},
+        {"model": OLLAMA_MODEL, "created_at": "2026-08-21T00:00:01Z", "response": "", "done": True,
+         "done_reason": "length", "total_duration": 900_000_000, "load_duration": 1_000_000,
+         "prompt_eval_count": 26, "prompt_eval_duration": 130_000_000,
+         "eval_count": 16, "eval_duration": 750_000_000})
+
+
+def ollama_routes(*, modelfile: str = OLLAMA_MODELFILE, parameters: str = "draft_num_predict 6\n",
+                  loaded: bool = True) -> dict[tuple[str, str], Handler]:
+    ps = {"name": OLLAMA_MODEL, "model": OLLAMA_MODEL, "size": 6_900_000_000, "digest": "abc",
+          "details": {"format": "gguf", "family": "qwen3", "parameter_size": "8.2B",
+                      "quantization_level": "Q4_K_M"},
+          "expires_at": "2026-08-21T00:05:00Z", "size_vram": 6_900_000_000, "context_length": 8192}
+    return {
+        ("GET", "/api/version"): Reply({"version": "0.33.0"}),
+        ("GET", "/api/ps"): Reply({"models": [ps] if loaded else []}),
+        ("GET", "/api/tags"): Reply({"models": [ps]}),
+        ("POST", "/api/show"): Reply({
+            "modelfile": modelfile, "parameters": parameters, "template": "{{ .Prompt }}",
+            "details": ps["details"],
+            "model_info": {"general.architecture": "qwen3", "qwen3.context_length": 40960,
+                           "qwen3.block_count": 36}}),
+        ("POST", "/api/generate"): ollama_generate(),
+    }
+
+
+# --- TGI (router `Info` type; not in engines.md) -------------------------------------------------------
+
+TGI_INFO = {
+    "model_id": "mistralai/Ministral-8B-Instruct-2410", "model_sha": "4847e87e", "model_pipeline_tag": None,
+    "max_concurrent_requests": 128, "max_best_of": 2, "max_stop_sequences": 4, "max_input_tokens": 32767,
+    "max_total_tokens": 32768, "validation_workers": 2, "max_client_batch_size": 4,
+    "router": "text-generation-router", "version": "3.2.1", "sha": "4d28897b", "docker_label": "sha-4d28897",
+}
+
+
+def tgi_stream() -> Reply:
+    """`/generate_stream`: one event per token; the last carries generated_text and details."""
+    def tok(i: int, t: str, special: bool = False) -> dict[str, object]:
+        return {"id": 100 + i, "text": t, "logprob": -0.1, "special": special}
+    return sse({"index": 1, "token": tok(1, "Deep"), "generated_text": None, "details": None},
+               {"index": 2, "token": tok(2, " learning"), "generated_text": None, "details": None},
+               {"index": 3, "token": tok(3, "</s>", True), "generated_text": "Deep learning",
+                "details": {"finish_reason": "eos_token", "generated_tokens": 3, "seed": None}},
+               done=False)
+
+
+def tgi_routes() -> dict[tuple[str, str], Handler]:
+    return {
+        ("GET", "/info"): Reply(dict(TGI_INFO)),
+        ("GET", "/health"): Reply(b"", content_type="text/plain"),
+        ("POST", "/generate_stream"): tgi_stream(),
+    }
+
+
+ALL_ROUTES: dict[str, Callable[[], dict[tuple[str, str], Handler]]] = {
+    "vllm": vllm_routes, "sglang": sglang_routes, "lmstudio": lmstudio_routes, "ollama": ollama_routes,
+    "tgi": tgi_routes,
+}
