@@ -1,0 +1,176 @@
+"""decide(): the must-show fact sets, invariants, Kleene logic, fail-closed, and rule loading errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from advisor import decide as decide_module
+from advisor.decide import decide, verdict_to_json
+from advisor.evaluate import kleene
+from advisor.facts import load_facts_file
+from advisor.rule_text import render
+from advisor.rules_loader import CONFIG_ENV, RuleError, load_rules
+
+FIXTURES = Path(__file__).parent / "fixtures" / "facts"
+BUILTIN = Path(__file__).resolve().parents[1] / "rules"
+
+
+@pytest.fixture(autouse=True)
+def _no_user_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))
+
+
+def _facts(name: str) -> dict[str, object]:
+    return load_facts_file(FIXTURES / name)
+
+
+def _override(tmp_path: Path, name: str, text: str) -> None:
+    folder = tmp_path / "config" / "rules"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_dense_high_acceptance_tight_ci_enables_with_flags() -> None:
+    v = decide(_facts("dense_enable.json"))
+    assert v.verdict == "ENABLE"
+    assert v.flags is not None and v.flags.argv == ("--spec-type", "ngram-mod", "--spec-draft-n-max", "8")
+    assert "1.33" in v.because[0]
+    assert v.missing_facts == ()
+
+
+def test_moe_ci_around_one_is_not_enable() -> None:
+    v = decide(_facts("moe_ci_around_one.json"))
+    assert v.verdict == "INCONCLUSIVE"
+    assert v.branch_id == "inconclusive"
+    assert v.flags is None
+
+
+def test_repeated_prompts_with_huge_speedup_is_not_enable() -> None:
+    v = decide(_facts("repeated_trap.json"))
+    assert v.verdict == "INCONCLUSIVE"
+    assert "repeats prompts" in v.because[0]
+
+
+def test_acceptance_and_method_only_predicts_but_does_not_decide() -> None:
+    v = decide(_facts("acceptance_only.json"))
+    assert v.verdict == "INCONCLUSIVE"
+    assert v.predicted_speedup is not None and v.predicted_speedup > 1.0
+    assert v.prediction_is_prior
+    assert any("confirm with the A/B" in b for b in v.because)
+    assert "ab.n_prompts" in v.missing_facts
+
+
+def test_trap_canary_blocks_enable_even_with_a_clean_ab() -> None:
+    facts = _facts("dense_enable.json") | {"acceptance.repeat_inflation": 1.25}
+    assert decide(facts).verdict == "INCONCLUSIVE"
+
+
+def test_missing_guard_fact_withholds_enable_and_names_it() -> None:
+    facts = _facts("dense_enable.json")
+    del facts["baseline.cv_pct"]
+    v = decide(facts)
+    assert v.verdict == "INCONCLUSIVE"
+    assert "baseline.cv_pct" in v.missing_facts
+
+
+def test_clear_ab_loss_skips_with_alternatives() -> None:
+    facts = _facts("dense_enable.json") | {"ab.speedup": 0.9, "ab.ci_low": 0.86, "ab.ci_high": 0.95,
+                                           "ab.decision": "SKIP", "model.quant": "F16"}
+    v = decide(facts)
+    assert v.verdict == "SKIP"
+    assert any("4–5-bit" in a for a in v.alternatives)
+
+
+def test_user_concurrency_above_crossover_skips() -> None:
+    v = decide(_facts("dense_enable.json") | {"workload.concurrency": 8})
+    assert v.verdict == "SKIP" and v.branch_id == "above-crossover"
+
+
+def test_invariant_backstop_overrides_a_permissive_override(tmp_path: Path) -> None:
+    # a user may relax thresholds, but the hard invariants still hold
+    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmax_repeat_inflation = 5.0\n')
+    v = decide(_facts("dense_enable.json") | {"acceptance.repeat_inflation": 1.5})
+    assert v.verdict == "INCONCLUSIVE"
+    assert any("withheld" in b for b in v.because)
+
+
+def test_threshold_override_is_applied(tmp_path: Path) -> None:
+    _override(tmp_path, "thresholds.toml", '[ab-outcome]\nenable_speedup = 1.4\n')
+    assert decide(_facts("dense_enable.json")).verdict == "INCONCLUSIVE"
+
+
+def test_user_file_with_same_id_replaces_builtin(tmp_path: Path) -> None:
+    text = (BUILTIN / "ab-outcome.toml").read_text(encoding="utf-8").replace(
+        'verdict = "ENABLE"', 'verdict = "INCONCLUSIVE"')
+    _override(tmp_path, "ab-outcome.toml", text)
+    assert decide(_facts("dense_enable.json")).verdict == "INCONCLUSIVE"
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    ('"ab.ci_low", ">"', '"ab.ci_lo", ">"', "did you mean 'ab.ci_low'"),
+    ('"ab.ci_low", ">"', '"ab.ci_low", "=>"', "unknown operator '=>'"),
+    ('"$enable_speedup"]]\nverdict = "ENABLE"', '"$enable_sped"]]\nverdict = "ENABLE"',
+     "did you mean 'enable_speedup'"),
+    ('next = "draft-resources"', 'next = "draft-resource"', "did you mean 'draft-resources'"),
+    ('id = "inconclusive"\ndefault = true', 'id = "inconclusive"\nwhen.all = [["ab.n_prompts", ">", 0]]',
+     "default = true"),
+    ('{ab.speedup:.2f}× faster', '{ab.sped:.2f}× faster', "did you mean 'ab.speedup'"),
+])
+def test_typo_in_override_fails_loading_with_a_suggestion(tmp_path: Path, old: str, new: str,
+                                                          message: str) -> None:
+    text = (BUILTIN / "ab-outcome.toml").read_text(encoding="utf-8")
+    assert old in text
+    _override(tmp_path, "ab-outcome.toml", text.replace(old, new, 1))
+    with pytest.raises(RuleError, match=message.replace("(", r"\(").replace("$", r"\$")):
+        load_rules()
+
+
+def test_unknown_threshold_name_in_override_file(tmp_path: Path) -> None:
+    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmax_cv_pc = 5\n')
+    with pytest.raises(RuleError, match="did you mean 'max_cv_pct'"):
+        load_rules()
+
+
+def test_cycle_is_rejected(tmp_path: Path) -> None:
+    text = (BUILTIN / "prediction.toml").read_text(encoding="utf-8").replace(
+        'id = "predicted"\ndefault = true\nverdict = "INCONCLUSIVE"', 'id = "predicted"\ndefault = true\n'
+        'next = "spec-decoding"')
+    _override(tmp_path, "prediction.toml", text)
+    with pytest.raises(RuleError, match="cycle"):
+        load_rules()
+
+
+def test_evaluation_error_fails_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*_: object, **__: object) -> None:
+        raise ZeroDivisionError("synthetic")
+
+    monkeypatch.setattr(decide_module, "walk", boom)
+    v = decide(_facts("dense_enable.json"))
+    assert v.verdict == "INCONCLUSIVE"
+    assert "ZeroDivisionError" in v.because[0]
+
+
+def test_kleene_logic() -> None:
+    assert kleene("all", [True, None]) is None
+    assert kleene("all", [False, None]) is False
+    assert kleene("any", [True, None]) is True
+    assert kleene("any", [False, None]) is None
+    assert kleene("all", [True, True]) is True
+    assert kleene("any", [False, False]) is False
+
+
+def test_renderer_handles_dotted_names_and_missing_values() -> None:
+    text = render("{gpu.name} has {gpu.vram_total_gib:.0f} GiB, CI {ab.ci_low:.2f}", {
+        "gpu.name": "RTX 4090", "gpu.vram_total_gib": 23.6})
+    assert text == "RTX 4090 has 24 GiB, CI unknown"
+
+
+def test_verdict_json_has_the_design_keys_and_serialises() -> None:
+    data = verdict_to_json(decide(_facts("dense_enable.json")))
+    assert {"verdict", "predicted_speedup", "because", "flags", "trace", "missing_facts"} <= set(data)
+    json.dumps(data)
+    trace0 = data["trace"][0]  # type: ignore[index]
+    assert set(trace0) == {"rule", "branch", "fact", "op", "expected", "actual", "passed"}
