@@ -1,0 +1,116 @@
+"""The canonical report: one schema-versioned JSON object from which every format is rendered.
+
+`build_report` is the only place that looks at evidence; the renderers are pure functions of its
+output, so Markdown, HTML and JSON always say the same thing. Secrets are redacted and, unless the
+user opts in, prompts and model outputs are left out (they may be private or hostile).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from advisor import __version__
+from advisor.errors import UserError
+from advisor.redact import redact
+from advisor.report.sections import environment_summary, headline, normalise_verdict, step_summaries
+
+REPORT_SCHEMA_VERSION = 1
+# Keys that carry prompt or model-output text anywhere inside step evidence.
+PROMPT_KEYS = frozenset({"prompt", "prompts", "text", "output", "outputs", "content", "messages",
+                         "completion", "completions", "response", "responses", "system_prompt"})
+
+
+class ReportSchemaError(UserError):
+    """A report file that this version cannot read (not JSON, not a report, or from a newer version)."""
+
+
+def strip_prompts(obj: Any) -> Any:
+    """A copy of `obj` without any key named like a prompt or an output, at any depth."""
+    if isinstance(obj, Mapping):
+        return {k: strip_prompts(v) for k, v in obj.items() if str(k).lower() not in PROMPT_KEYS}
+    if isinstance(obj, list | tuple):
+        return [strip_prompts(v) for v in obj]
+    return obj
+
+
+def _json_safe(obj: Any) -> Any:
+    # JSON has no NaN/inf; a non-finite measurement is shown as missing rather than breaking the file.
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, Mapping):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_safe(v) for v in obj]
+    if obj is None or isinstance(obj, str | int | float | bool):
+        return obj
+    return str(obj)
+
+
+def build_report(evidence: Mapping[str, Any], facts: Mapping[str, Any], verdict: Mapping[str, Any], *,
+                 include_prompts: bool = False, run_id: str | None = None,
+                 created_utc: str | None = None) -> dict[str, Any]:
+    """The canonical report dict (JSON-ready) for one run.
+
+    `evidence` follows docs/evidence.md (may be empty for a report made from a facts file); `facts` is
+    the flat fact dict; `verdict` the decision dict. `run_id`/`created_utc` default to the evidence's
+    own and to now.
+    """
+    clean_evidence = redact(evidence if include_prompts else strip_prompts(evidence))
+    clean_facts = redact(dict(facts))
+    clean_verdict = normalise_verdict(redact(verdict))
+    report = {
+        "report_schema_version": REPORT_SCHEMA_VERSION,
+        "app_version": __version__,
+        "created_utc": created_utc or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "run_id": run_id or clean_evidence.get("run_id"),
+        "run": {"status": clean_evidence.get("status"), "started_utc": clean_evidence.get("created_utc"),
+                "evidence_schema_version": clean_evidence.get("schema_version"),
+                "measured_with": clean_evidence.get("app_version")},
+        "includes_prompts": include_prompts,
+        "headline": headline(clean_verdict, clean_facts),
+        "verdict": clean_verdict,
+        "environment": environment_summary(clean_evidence, clean_facts),
+        "steps": step_summaries(clean_evidence),
+        "facts": dict(sorted(clean_facts.items())),
+    }
+    safe: dict[str, Any] = _json_safe(report)
+    return safe
+
+
+def validate_report(obj: Any) -> dict[str, Any]:
+    """Check `obj` is a report this version can render; returns it, or raises `ReportSchemaError`."""
+    if not isinstance(obj, dict) or "report_schema_version" not in obj:
+        raise ReportSchemaError("this file is not a spec-advisor report (no report_schema_version)",
+                                hint="pass a report.json written by `spec-advisor report --format json`")
+    version = obj["report_schema_version"]
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise ReportSchemaError(f"the report has an invalid report_schema_version: {version!r}")
+    if version > REPORT_SCHEMA_VERSION:
+        raise ReportSchemaError(
+            f"this report was written by a newer spec-advisor (report schema {version}, app "
+            f"{obj.get('app_version', '?')}); this version ({__version__}) reads schema "
+            f"{REPORT_SCHEMA_VERSION} and older",
+            hint="update spec-advisor to open it",
+        )
+    for key, kind in (("verdict", dict), ("steps", list), ("facts", dict), ("environment", dict)):
+        if not isinstance(obj.get(key), kind):
+            raise ReportSchemaError(f"the report is damaged: {key!r} should be a {kind.__name__}")
+    return obj
+
+
+def load_report(source: str | Path) -> dict[str, Any]:
+    """Read and validate a report JSON file."""
+    try:
+        text = Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReportSchemaError(f"cannot read the report {source}: {exc.strerror or exc}") from exc
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReportSchemaError(f"the report {source} is not valid JSON: {exc}") from exc
+    return validate_report(obj)

@@ -1,0 +1,167 @@
+"""The report as one self-contained HTML file: inline CSS and SVG, the report JSON embedded, no scripts.
+
+Everything shown comes from untrusted places (model names, server strings, prompts when included), so
+every text goes through `html.escape`, the data block is script-safe JSON, and a strict CSP with no
+`script-src` means that even a missed escape could not run code. Nothing is loaded from outside, so
+opening the report tells no one that it was opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import Any
+
+from advisor.report.html_style import CSS
+from advisor.report.model import validate_report
+from advisor.report.render_json import script_safe_json
+from advisor.report.strings import fmt_speedup, fmt_value, speedup_line, text
+from advisor.report.svg import chart_svg
+
+CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+_HTML_LANG = {"en": "en", "zh": "zh-CN"}
+
+
+def e(value: Any) -> str:
+    """Escape any value for HTML text or a quoted attribute."""
+    return escape(str(value), quote=True)
+
+
+def _list(items: Iterable[str]) -> str:
+    return "<ul>" + "".join(f"<li>{e(i)}</li>" for i in items) + "</ul>"
+
+
+def _kv_table(rows: Mapping[str, Any], lang: str) -> str:
+    body = "".join(f'<tr><td class="k">{e(k)}</td><td>{e(fmt_value(v, lang))}</td></tr>' for k, v in rows.items())
+    return f"<table>{body}</table>" if body else ""
+
+
+def _hero(report: Mapping[str, Any], lang: str) -> str:
+    word = report["verdict"]["verdict"]
+    head = report["headline"]
+    detail = speedup_line(head, lang)
+    big = f'<span class="big">{e(fmt_speedup(head["speedup"]))}</span>' if head.get("speedup") is not None else ""
+    return (f'<section class="hero v-{e(word)}"><span class="pill">{e(word)}</span>'
+            f'<h1 class="verdict">{e(text(lang, "verdict." + word))}</h1>'
+            f'<p class="blurb">{e(text(lang, "blurb." + word))}</p>'
+            f'<p class="speedup">{big}<span class="detail">{e(detail)}</span></p></section>')
+
+
+def _flags(flags: list[dict[str, str]], lang: str) -> str:
+    if not flags:
+        return f'<p class="muted">{e(text(lang, "flags.none"))}</p>'
+    out = []
+    for f in flags:
+        lines = []
+        if f["engine"] or f["label"]:
+            lines.append('<span class="c"># ' + e(" — ".join(p for p in (f["engine"], f["label"]) if p)) + "</span>")
+        if f["command"]:
+            lines.append(e(f["command"]))
+        if f["command"] or lines:
+            out.append("<pre><code>" + "\n".join(lines) + "</code></pre>")
+        if f["steps"]:
+            out.append("<ol>" + "".join(f"<li>{e(step)}</li>" for step in f["steps"]) + "</ol>")
+        if f["notes"]:
+            out.append(f'<div class="muted">{_list(f["notes"])}</div>')
+    return "".join(out)
+
+
+def _decision(report: Mapping[str, Any], lang: str) -> str:
+    v = report["verdict"]
+    cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
+    if v["because"]:
+        cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(v["because"])}</div>')
+    if v["warnings"]:
+        cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.warnings"))}</h3>'
+                     f'{_list(v["warnings"])}</div>')
+    if v["missing_facts"]:
+        items = "".join(f"<li><code>{e(m)}</code></li>" for m in v["missing_facts"])
+        cards.append(f'<div class="card"><h3>{e(text(lang, "section.missing"))}</h3>'
+                     f'<p class="muted">{e(text(lang, "missing.hint"))}</p><ul>{items}</ul></div>')
+    if v["alternatives"]:
+        cards.append(f'<div class="card"><h3>{e(text(lang, "section.alternatives"))}</h3>'
+                     f'{_list(v["alternatives"])}</div>')
+    return '<div class="grid">' + "".join(cards) + "</div>"
+
+
+def _trace(report: Mapping[str, Any], lang: str) -> str:
+    keys = ("rule", "branch", "fact", "op", "expected", "actual")
+    rows = []
+    for row in report["verdict"]["trace"]:
+        passed = row.get("passed")
+        state = "pass" if passed is True else "fail" if passed is False else "unknown"
+        cells = "".join(f"<td>{e(fmt_value(row.get(k), lang))}</td>" for k in keys)
+        rows.append(f'<tr>{cells}<td class="res {state}">{e(text(lang, "trace." + state))}</td></tr>')
+    if not rows:
+        body = f'<p class="muted">{e(text(lang, "trace.empty"))}</p>'
+    else:
+        head = "".join(f"<th>{e(text(lang, 'trace.' + k))}</th>" for k in (*keys, "passed"))
+        body = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f'<h2>{e(text(lang, "section.trace"))}</h2><div class="card">{body}</div>'
+
+
+def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
+    state = "pass" if guard["passed"] else "fail"
+    return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "trace." + state))}'
+            f'</td><td>{e(guard["detail"])}</td></tr>')
+
+
+def _step(step: Mapping[str, Any], lang: str) -> str:
+    status = step["status"]
+    elapsed = "" if step["elapsed_s"] is None else text(lang, "step.elapsed", seconds=f"{step['elapsed_s']:.1f}")
+    parts = [f'<div class="step-head"><h3>{e(text(lang, "step." + step["id"]))}'
+             f'<span class="badge {e(status)}">{e(text(lang, "status." + status))}</span></h3>'
+             f'<span class="muted">{e(elapsed)}</span></div>']
+    if step.get("reason"):
+        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(step["reason"])}</p>')
+    if step["warnings"]:
+        parts.append('<div class="card warn">' + _list(w["message"] for w in step["warnings"]) + "</div>")
+    parts.append(_kv_table(step["values"], lang))
+    if step["guards"]:
+        rows = "".join(_guard_row(g, lang) for g in step["guards"])
+        parts.append(f'<h3 style="margin-top:14px">{e(text(lang, "step.guards"))}</h3><table>{rows}</table>')
+    charts = [svg for c in step["charts"] if (svg := chart_svg(c, lambda key: text(lang, key)))]
+    if charts:
+        parts.append('<div class="charts">' + "".join(f"<figure>{s}</figure>" for s in charts)
+                     + "</div>")
+    return '<div class="card wide">' + "".join(parts) + "</div>"
+
+
+def _steps(report: Mapping[str, Any], lang: str) -> str:
+    inner = "".join(_step(s, lang) for s in report["steps"]) or (
+        f'<div class="card wide muted">{e(text(lang, "step.none"))}</div>')
+    return f'<h2>{e(text(lang, "section.steps"))}</h2><div class="grid">{inner}</div>'
+
+
+def _environment(report: Mapping[str, Any], lang: str) -> str:
+    cards = "".join(f'<div class="card"><h3>{e(text(lang, "env." + section))}</h3>{_kv_table(rows, lang)}</div>'
+                    for section, rows in report["environment"].items())
+    facts = report["facts"]
+    facts_html = (f'<h2>{e(text(lang, "section.facts"))}</h2><div class="card"><details><summary>'
+                  f'{e(text(lang, "section.facts"))} ({len(facts)})</summary><p class="muted">'
+                  f'{e(text(lang, "facts.hint"))}</p>{_kv_table(facts, lang)}</details></div>') if facts else ""
+    env_html = f'<h2>{e(text(lang, "section.environment"))}</h2><div class="grid">{cards}</div>' if cards else ""
+    return env_html + facts_html
+
+
+def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
+    """The whole report as a standalone HTML document in `lang` ("en" or "zh")."""
+    validate_report(dict(report))
+    word = report["verdict"]["verdict"]
+    meta = [f"<b>{e(text(lang, 'meta.app'))}</b> · {e(text(lang, 'title'))}"]
+    meta_right = " · ".join(e(x) for x in (report.get("run_id"), report.get("created_utc")) if x)
+    privacy = text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded")
+    return (
+        f'<!doctype html>\n<html lang="{_HTML_LANG.get(lang, "en")}"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="referrer" content="no-referrer">'
+        f"<title>{e(word)} · {e(text(lang, 'title'))}</title><style>{CSS}</style></head>\n<body><main>"
+        f'<header class="top"><div>{meta[0]}</div><div>{meta_right}</div></header>'
+        f"{_hero(report, lang)}{_decision(report, lang)}{_steps(report, lang)}{_trace(report, lang)}"
+        f"{_environment(report, lang)}"
+        f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
+        f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"
+        f'<script type="application/json" id="report-data">{script_safe_json(report)}</script>\n'
+        "</body></html>\n"
+    )

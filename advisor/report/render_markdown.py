@@ -1,0 +1,159 @@
+"""The report as Markdown: the verdict first, then flags, reasons, trace, measurements, environment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from advisor.report.model import validate_report
+from advisor.report.strings import fmt_value, speedup_line, text
+
+_BLOCKS = "▁▂▃▄▅▆▇█"
+_VERDICT_MARK = {"ENABLE": "✅", "SKIP": "⛔", "INCONCLUSIVE": "❔"}
+
+
+def md_text(value: Any) -> str:
+    """Untrusted text made inert in Markdown: no raw HTML, no links, no table breaks, one line."""
+    s = str(value).replace("\\", "\\\\")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = re.sub(r"([\[\]|*`!])", r"\\\1", s)
+    return " ".join(s.split())
+
+
+def md_code(value: Any) -> str:
+    """Inline code that survives backticks in the value."""
+    s = " ".join(str(value).split())
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", s)), default=0) + 1)
+    pad = " " if s.startswith("`") or s.endswith("`") else ""
+    # GFM splits table cells on `|` even inside code spans; the backslash form renders as a plain `|`.
+    return f"{fence}{pad}{s.replace('|', chr(92) + '|')}{pad}{fence}"
+
+
+def _code_block(lines: Sequence[str], lang: str = "sh") -> list[str]:
+    body = "\n".join(lines)
+    fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", body)), default=0) + 1)
+    return [f"{fence}{lang}", body, fence]
+
+
+def sparkline(values: Sequence[float]) -> str:
+    """Unicode block sparkline, e.g. ▂▄▆█."""
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    span = (hi - lo) or 1.0
+    return "".join(_BLOCKS[min(7, int((v - lo) / span * 7.999))] for v in values)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    if not rows:
+        return []
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def _chart_lines(chart: Mapping[str, Any], lang: str) -> list[str]:
+    title = md_text(text(lang, f"chart.{chart['id']}"))
+    if chart.get("kind") == "bar":
+        rows = [[md_text(c), f"{v:.0%}", f"{lo:.0%} – {hi:.0%}" if lo is not None and hi is not None else "—"]
+                for c, v, lo, hi in zip(chart["categories"], chart["values"], chart["low"], chart["high"],
+                                        strict=False)]
+        header = ["", text(lang, "axis.acceptance_rate"), text(lang, "series.running_ci")]
+        return [f"*{title}*", "", *_table(header, rows), ""]
+    out = [f"*{title}*", ""]
+    for s in chart["series"]:
+        ys = [p[1] for p in s["points"]]
+        out.append(f"- {md_text(text(lang, 'series.' + s['key']))}: `{sparkline(ys)}` "
+                   f"({fmt_value(min(ys))} – {fmt_value(max(ys))}, n={len(ys)})")
+    if chart.get("marker_x") is not None:
+        out.append(f"- {md_text(text(lang, 'series.crossover'))}: {fmt_value(chart['marker_x'])}")
+    return [*out, ""]
+
+
+def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    v = report["verdict"]
+    word = v["verdict"]
+    out = [f"## {_VERDICT_MARK[word]} {word} — {text(lang, 'verdict.' + word)}", "",
+           f"> {text(lang, 'blurb.' + word)}", ">", f"> **{md_text(speedup_line(report['headline'], lang))}**",
+           ""]
+    out += [f"### {text(lang, 'section.flags')}", ""]
+    flags = v["flags"]
+    for f in flags:
+        lines = ["# " + " — ".join(p for p in (f["engine"], f["label"]) if p)] if f["engine"] or f["label"] else []
+        if f["command"]:
+            lines.append(f["command"])
+        out += [*_code_block(lines), ""] if f["command"] else []
+        out += [*(f"{i}. {md_text(step)}" for i, step in enumerate(f["steps"], 1)), ""] if f["steps"] else []
+        out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
+    if not flags:
+        out += [text(lang, "flags.none"), ""]
+    for key, items in (("because", v["because"]), ("warnings", v["warnings"]),
+                       ("alternatives", v["alternatives"])):
+        if items:
+            mark = "⚠ " if key == "warnings" else ""
+            out += [f"### {text(lang, 'section.' + key)}", "", *(f"- {mark}{md_text(i)}" for i in items), ""]
+    if v["missing_facts"]:
+        out += [f"### {text(lang, 'section.missing')}", "", text(lang, "missing.hint"), "",
+                *(f"- {md_code(m)}" for m in v["missing_facts"]), ""]
+    return out
+
+
+def _trace_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    keys = ("rule", "branch", "fact", "op", "expected", "actual", "passed")
+    rows = []
+    for row in report["verdict"]["trace"]:
+        passed = row.get("passed")
+        result = text(lang, "trace.pass" if passed is True else "trace.fail" if passed is False else "trace.unknown")
+        cells = [md_text(fmt_value(row.get(k), lang)) for k in ("rule", "branch")]
+        cells += [md_code(fmt_value(row.get(k), lang)) for k in ("fact", "op", "expected", "actual")]
+        rows.append([*cells, result])
+    table = _table([text(lang, f"trace.{k}") for k in keys], rows) or [text(lang, "trace.empty")]
+    return [f"### {text(lang, 'section.trace')}", "", *table, ""]
+
+
+def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    out = [f"## {text(lang, 'section.steps')}", ""]
+    if not report["steps"]:
+        return [*out, text(lang, "step.none"), ""]
+    for step in report["steps"]:
+        status = text(lang, f"status.{step['status']}")
+        elapsed = "" if step["elapsed_s"] is None else " · " + text(lang, "step.elapsed",
+                                                                      seconds=f"{step['elapsed_s']:.1f}")
+        out += [f"### {md_text(text(lang, 'step.' + step['id']))} — {md_text(status)}{elapsed}", ""]
+        if step.get("reason"):
+            out += [f"{text(lang, 'step.reason')}: {md_text(step['reason'])}", ""]
+        out += [*(f"- ⚠ {md_text(w['message'])}" for w in step["warnings"]), ""] if step["warnings"] else []
+        out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
+        out += [""] if step["values"] else []
+        guards = [[md_text(g["name"]), text(lang, "trace.pass" if g["passed"] else "trace.fail"),
+                   md_text(g["detail"])] for g in step["guards"]]
+        out += [*_table([text(lang, "step.guards"), "", ""], guards), ""] if guards else []
+        for chart in step["charts"]:
+            out += _chart_lines(chart, lang)
+    return out
+
+
+def _environment_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    out = [f"## {text(lang, 'section.environment')}", ""]
+    for section, rows in report["environment"].items():
+        out += [f"### {md_text(text(lang, 'env.' + section))}", "",
+                *_table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in rows.items()]), ""]
+    facts = [[md_code(k), md_text(fmt_value(v, lang))] for k, v in report["facts"].items()]
+    if facts:
+        out += [f"## {text(lang, 'section.facts')}", "", text(lang, "facts.hint"), "",
+                *_table(["", ""], facts), ""]
+    return out
+
+
+def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
+    """The whole report as Markdown in `lang` ("en" or "zh")."""
+    validate_report(dict(report))
+    run_bits = [f"{text(lang, 'meta.run')} {md_code(report['run_id'])}" if report.get("run_id") else "",
+                f"{text(lang, 'meta.created')} {report['created_utc']}"]
+    lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
+             " · ".join(b for b in run_bits if b), "",
+             *_verdict_section(report, lang), *_trace_section(report, lang),
+             *_steps_section(report, lang), *_environment_section(report, lang), "---", "",
+             text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
+             text(lang, "footer.generated", version=report.get("app_version", "?"))]
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,139 @@
+"""Parts of the canonical report: environment summary, step summaries, the normalised verdict, headline."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import Any
+
+from advisor.report.series import charts_for_step, num
+
+VERDICTS = ("ENABLE", "SKIP", "INCONCLUSIVE")
+STEP_ORDER = ("preflight", "baseline", "acceptance", "verify", "batch", "ab")
+ENV_SECTIONS = ("gpu", "host", "engine", "model")
+# Identity details that let a shared report point at one person's machine (reliability.md §6.2).
+_PRIVATE_KEYS = frozenset({"uuid", "serial", "hostname", "host_name", "node", "user", "username",
+                           "pci_bus_id", "processes", "home", "cwd", "mac"})
+_PATH_KEYS = frozenset({"model", "path", "model_path", "binary", "file", "draft_model"})
+_MAX_ROWS = 24
+
+
+def _m(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _scalar(key: str, value: Any) -> Any:
+    if isinstance(value, Mapping) and "unavailable" in value:
+        return f"n/a ({value.get('unavailable')})"
+    if isinstance(value, str) and (key in _PATH_KEYS or key.endswith("_path")) and ("/" in value or "\\" in value):
+        return PurePath(value.replace("\\", "/")).name  # the file name says enough; the folder is private
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return None
+
+
+def _flatten(obj: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
+    for key, value in obj.items():
+        if str(key).lower() in _PRIVATE_KEYS or len(out) >= _MAX_ROWS:
+            continue
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and "unavailable" not in value:
+            _flatten(value, name + ".", out)
+        elif isinstance(value, list) and value and all(isinstance(v, Mapping) for v in value):
+            for i, item in enumerate(value[:4]):
+                _flatten(item, f"{name}[{i}].", out)
+        elif (clean := _scalar(str(key), value)) is not None:
+            out[name] = clean
+
+
+def environment_summary(evidence: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per section (gpu, host, engine, model, settings) the scalar details worth showing, identity removed."""
+    env = _m(evidence.get("environment"))
+    out: dict[str, dict[str, Any]] = {}
+    for section in ENV_SECTIONS:
+        rows: dict[str, Any] = {}
+        _flatten(_m(env.get(section)), "", rows)
+        if not rows:  # a report from a facts file: show the facts of that section instead
+            rows = {k.split(".", 1)[1]: v for k, v in facts.items()
+                    if k.startswith(section + ".") and _scalar(k, v) is not None}
+        if rows:
+            out[section] = rows
+    settings: dict[str, Any] = {}
+    _flatten(_m(evidence.get("config")), "", settings)
+    if settings:
+        out["settings"] = settings
+    return out
+
+
+def step_summaries(evidence: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One entry per step in protocol order: status, reason, timing, warnings, scalar results, charts."""
+    steps = _m(evidence.get("steps"))
+    ordered = [s for s in STEP_ORDER if s in steps] + sorted(s for s in steps if s not in STEP_ORDER)
+    out = []
+    for step_id in ordered:
+        step = _m(steps[step_id])
+        ev = _m(step.get("evidence"))
+        values = {str(k): v for k, v in ev.items() if v is None or isinstance(v, str | int | float | bool)}
+        guards = [{"name": str(name), "passed": _m(g).get("passed"), "detail": str(_m(g).get("detail") or "")}
+                  for name, g in _m(ev.get("guards")).items()]
+        warnings = [{"code": str(_m(w).get("code") or ""), "message": str(_m(w).get("message") or w)}
+                    for w in step.get("warnings") or [] if w]
+        out.append({"id": str(step_id), "status": str(step.get("status") or "unknown"),
+                    "reason": step.get("reason"), "elapsed_s": num(step.get("elapsed_s")),
+                    "warnings": warnings, "values": values, "guards": guards,
+                    "charts": charts_for_step(str(step_id), ev), "evidence": dict(ev)})
+    return out
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    return [str(v) for v in value] if isinstance(value, list | tuple) else []
+
+
+def _flag(value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping):
+        command = value.get("command")
+        if not command and isinstance(value.get("argv"), list | tuple):
+            command = " ".join(str(a) for a in value["argv"])
+        return {"engine": str(value.get("engine") or ""), "label": str(value.get("label") or ""),
+                "command": str(command or ""), "steps": _strings(value.get("steps")),
+                "notes": _strings(value.get("notes"))}
+    return {"engine": "", "label": "", "command": str(value), "steps": [], "notes": []}
+
+
+def _flags(value: Any) -> list[dict[str, Any]]:
+    # decide.py gives one recommendation (a dict) or None; a list of them is accepted too.
+    items = [value] if isinstance(value, Mapping) else value if isinstance(value, list | tuple) else []
+    flags = [_flag(f) for f in items if f]
+    return [f for f in flags if f["command"] or f["steps"] or f["notes"]]
+
+
+def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """The verdict with every key present and typed; an unknown verdict word fails closed to INCONCLUSIVE."""
+    word = str(verdict.get("verdict") or "").upper()
+    warnings = _strings(verdict.get("warnings"))
+    if word not in VERDICTS:
+        warnings.append(f"unrecognised verdict {verdict.get('verdict')!r}; shown as INCONCLUSIVE")
+        word = "INCONCLUSIVE"
+    trace = [{k: _m(row).get(k) for k in ("rule", "branch", "fact", "op", "expected", "actual", "passed")}
+             for row in verdict.get("trace") or [] if isinstance(row, Mapping)]
+    return {"verdict": word, "predicted_speedup": num(verdict.get("predicted_speedup")),
+            "prediction_is_prior": bool(verdict.get("prediction_is_prior")),
+            "because": _strings(verdict.get("because")),
+            "flags": _flags(verdict.get("flags")),
+            "trace": trace, "missing_facts": _strings(verdict.get("missing_facts")),
+            "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings}
+
+
+def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The expected speedup to show under the verdict: measured A/B when there is one, else the prediction."""
+    speedup = num(facts.get("ab.speedup"))
+    if speedup is not None:
+        return {"source": "measured", "speedup": speedup, "ci_low": num(facts.get("ab.ci_low")),
+                "ci_high": num(facts.get("ab.ci_high")), "n_prompts": num(facts.get("ab.n_prompts"))}
+    predicted = num(verdict.get("predicted_speedup"))
+    if predicted is not None:
+        source = "prior" if verdict.get("prediction_is_prior") else "predicted"
+        return {"source": source, "speedup": predicted, "ci_low": None, "ci_high": None, "n_prompts": None}
+    return {"source": None, "speedup": None, "ci_low": None, "ci_high": None, "n_prompts": None}

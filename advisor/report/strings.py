@@ -1,0 +1,60 @@
+"""Report strings by language, and the few formatting helpers every renderer shares."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from advisor.report import strings_en, strings_zh
+
+Lang = Literal["en", "zh"]
+LANGS: tuple[Lang, ...] = ("en", "zh")
+TABLES: dict[str, dict[str, str]] = {"en": strings_en.STRINGS, "zh": strings_zh.STRINGS}
+
+
+def text(lang: str, key: str, **values: Any) -> str:
+    """The string `key` in `lang` (English when the language or key is missing), with `values` filled in.
+
+    Unknown keys come back as the key itself: a chart series added by a newer step should still
+    render with a readable (if untranslated) label rather than fail.
+    """
+    table = TABLES.get(lang, strings_en.STRINGS)
+    template = table.get(key) or strings_en.STRINGS.get(key)
+    if template is None:
+        return key.split(".", 1)[-1]
+    return template.format(**values) if values else template
+
+
+def fmt_speedup(value: float | None) -> str:
+    """1.183 → '1.18×'."""
+    return "—" if value is None else f"{value:.2f}×"
+
+
+def fmt_value(value: Any, lang: str = "en") -> str:
+    """A fact or evidence value as short text (floats to 4 significant digits, booleans as yes/no)."""
+    if value is None:
+        return text(lang, "value.missing")
+    if isinstance(value, bool):
+        return text(lang, "value.yes" if value else "value.no")
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list | tuple):
+        return ", ".join(fmt_value(v, lang) for v in value)
+    return str(value)
+
+
+def speedup_line(headline: dict[str, Any], lang: str) -> str:
+    """The one line under the verdict: measured speedup ± CI, else the prediction, else none."""
+    source = headline.get("source")
+    speedup = headline.get("speedup")
+    if source is None or speedup is None:
+        return text(lang, "speedup.none")
+    if source == "measured":
+        low, high = headline.get("ci_low"), headline.get("ci_high")
+        if low is None or high is None:
+            line = text(lang, "speedup.measured_no_ci", speedup=fmt_speedup(speedup))
+        else:
+            line = text(lang, "speedup.measured", speedup=fmt_speedup(speedup), low=fmt_speedup(low),
+                        high=fmt_speedup(high))
+        n = headline.get("n_prompts")
+        return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"
+    return text(lang, f"speedup.{source}", speedup=fmt_speedup(speedup))
