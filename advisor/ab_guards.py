@@ -20,7 +20,7 @@ from advisor.sequential import ABPolicy, BoolArray, LookStats
 def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:
     """Pass/fail per replication for every statistical guard at one look."""
     return {
-        "min-pairs": np.full(s.mean_d.shape, s.n >= policy.min_pairs),
+        "min-pairs": np.full(s.mean_d.shape, s.n >= max(policy.min_pairs, policy.min_pairs_enable)),
         "spread": s.sd_d > 0,  # identical d everywhere is a measurement fault, and T is undefined
         "skew": s.skewness >= policy.min_skewness,
         "median-and-total": (s.median_d > 0) & (s.ratio_totals > 1.0 + policy.margin),
@@ -44,8 +44,9 @@ def stat_guard_details(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, 
     """Human detail for replication 0 (the scalar path)."""
     g = {name: bool(v[0]) for name, v in stat_guards(s, policy).items()}
     slow_pct, cv = 100 * float(s.slow_share[0]), float(s.cv_off_pct[0])
+    need_n = max(policy.min_pairs, policy.min_pairs_enable)
     return {
-        "min-pairs": (g["min-pairs"], f"{s.n} complete pairs (need ≥ {policy.min_pairs})"),
+        "min-pairs": (g["min-pairs"], f"{s.n} complete pairs (ENABLE needs ≥ {need_n})"),
         "spread": (g["spread"], f"sd of log-speedups {float(s.sd_d[0]):.4f} (0 means identical pairs)"),
         "skew": (g["skew"], f"skewness {float(s.skewness[0]):+.2f} (need ≥ {policy.min_skewness:+.1f})"),
         "median-and-total": (

@@ -46,8 +46,13 @@ class ABPolicy:
     boundary: float = POCOCK_C_6_LOOKS  # c; must be re-calibrated if `looks` changes
     ci_level: float = 0.95  # reported t-interval (reliability.md §2.4)
     min_pairs: int = 10  # never decide on fewer (DESIGN §5; reliability.md §2.4)
+    # ENABLE needs ≥ 20 pairs ("n ≥ 10, preferably 20", reliability.md §2.4): at n = 10 a left-skewed
+    # sample rarely contains its slow tail, so no gate can see it (bench/sim_ab.py, left skew at margin).
+    min_pairs_enable: int = 20
     max_cv_off_pct: float = 10.0  # OFF-arm ms/token CV across prompts (pyperf's 10% warning, rel. §1.1)
-    min_skewness: float = -1.0  # skew gate part 1 (reliability.md §2.5 "Skew gate")
+    # Skew gate part 1 (reliability.md §2.5 "Skew gate" says −1). Tightened to −0.6 because with −1 the
+    # left-skew stress at the margin (§8 A4) gave 8% false ENABLE; −0.6 gives ≤ 5% (bench/sim_ab.py).
+    min_skewness: float = -0.6
     slow_ratio: float = 0.8  # a prompt "much slower" below 0.8× (skew gate part 3)
     max_slow_share: float = 0.10  # at most 10% of prompts below `slow_ratio` (skew gate part 3)
     sensitivity_drop: float = 0.05  # drop the top 5% of d and re-check the margin (reliability §8 A17)
@@ -172,6 +177,6 @@ CODE_TO_DECISION = {
 def classify(stats: LookStats, guards_pass: BoolArray, policy: ABPolicy) -> npt.NDArray[np.int8]:
     """Three-way rule at one look: ENABLE / SKIP / UNDECIDED per replication (fails closed on n)."""
     enough = stats.n >= policy.min_pairs
-    enable = enough & guards_pass & (stats.t_stat > policy.boundary)
+    enable = (stats.n >= policy.min_pairs_enable) & guards_pass & (stats.t_stat > policy.boundary)
     skip = enough & (stats.t_stat < -policy.boundary)
     return np.where(enable, CODE_ENABLE, np.where(skip, CODE_SKIP, CODE_UNDECIDED)).astype(np.int8)
