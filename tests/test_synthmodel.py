@@ -10,18 +10,20 @@ import statistics
 import subprocess
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from advisor.demo import demo_model_path
-from advisor.synthmodel import write_synthetic_pair
+from advisor.synthmodel import DENSE, write_synthetic_model, write_synthetic_pair
 from probes.gguf_header import read_gguf_header
 from probes.modelfile import probe_model
 
 pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="demo model supplies the tokenizer")
-SMALL = {"n_layer": 2, "n_embd": 256, "n_ff": 512}  # fast variant for layout tests
+SMALL: dict[str, Any] = {"n_layer": 2, "n_embd": 256, "n_ff": 512}  # fast variant for layout tests
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +53,12 @@ def test_pair_is_cached_and_reproducible(cache_dir: Path, tmp_path: Path) -> Non
     stamps = [p.stat().st_mtime_ns for p in first]
     again = write_synthetic_pair(cache_dir, **SMALL)
     assert again == first and [p.stat().st_mtime_ns for p in again] == stamps
-    fresh_dense, _ = write_synthetic_pair(tmp_path, **SMALL)
-    assert fresh_dense.read_bytes() == first[0].read_bytes()  # same seed → same bytes
-    other_seed, _ = write_synthetic_pair(tmp_path, seed=1, **SMALL)
-    assert other_seed.name != fresh_dense.name
+    spec = replace(DENSE, **SMALL)
+    fresh = write_synthetic_model(tmp_path / "again.gguf", spec)
+    assert fresh.read_bytes() == first[0].read_bytes()  # same seed → same bytes
+    source = demo_model_path()
+    assert source is not None
+    assert replace(spec, seed=1).digest(source) != spec.digest(source)
 
 
 # --- real llama-server -------------------------------------------------------------------------------------
