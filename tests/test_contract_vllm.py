@@ -12,6 +12,7 @@ from probes.engines import prometheus as prom
 from probes.engines.base import EngineError, SpecCounters
 from probes.engines.vllm import VllmAdapter
 from tests.contract_servers import (
+    ALL_ROUTES,
     HTML_PAGE,
     NOT_JSON,
     SERVER_ERROR,
@@ -44,6 +45,12 @@ def adapter(server: ContractServer) -> Iterator[VllmAdapter]:
 def test_detect_identifies_vllm(server: ContractServer) -> None:
     with httpx.Client() as client:
         assert VllmAdapter.detect(client, server.url)
+
+
+@pytest.mark.parametrize("engine", sorted(ALL_ROUTES))
+def test_detect_only_vllm(engine: str) -> None:
+    with serve(ALL_ROUTES[engine]()) as s, httpx.Client() as client:
+        assert VllmAdapter.detect(client, s.url) is (engine == "vllm")
 
 
 def test_detect_needs_owned_by_vllm(server: ContractServer) -> None:

@@ -7,8 +7,10 @@ client's auth object; messages are scrubbed of it in case a server echoes reques
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import ssl
 import time
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
@@ -39,10 +41,17 @@ class BearerAuth(httpx.Auth):
         return "BearerAuth(***)"
 
 
+@functools.cache
+def _tls() -> ssl.SSLContext:
+    # building a context loads the CA bundle (~50 ms); discovery makes many clients, so share one
+    return ssl.create_default_context()
+
+
 def make_client(base_url: str, timeout_s: float, api_key: str | None = None) -> httpx.Client:
     """A client for one engine: proxy env vars ignored (engines are local), no redirects followed."""
     return httpx.Client(
         base_url=base_url,
+        verify=_tls(),
         timeout=httpx.Timeout(timeout_s),
         auth=BearerAuth(api_key) if api_key else None,
         trust_env=False,  # HTTP(S)_PROXY would route 127.0.0.1 through a corporate proxy

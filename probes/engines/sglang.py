@@ -8,6 +8,7 @@ are last-batch gauges), so acceptance comes per request from `meta_info` or as t
 
 from __future__ import annotations
 
+import time
 from statistics import fmean
 
 import httpx
@@ -124,9 +125,8 @@ class SglangAdapter(HttpAdapter):
         ttft: float | None = None
         meta: dict[str, object] = {}
         bursts: list[Burst] = []
-        t_end = 0.0
+        t0 = time.monotonic()
         for t_s, event in stream_sse(self._client, self.url("/generate"), body):
-            t_end = t_s
             piece = text(event, "text") or ""
             # default streaming resends the whole text so far; --incremental-streaming-output sends deltas
             out = piece if piece.startswith(out) else out + piece
@@ -138,6 +138,7 @@ class SglangAdapter(HttpAdapter):
                 bursts.append(Burst(t_s, n))
             reason = meta.get("finish_reason")
             stop = text(reason, "type") if isinstance(reason, dict) else (reason if isinstance(reason, str) else stop)
+        total_s = time.monotonic() - t0  # request sent → stream closed
         completion = integer(meta, "completion_tokens")
         if completion is None:
             raise EngineError(f"{self.base_url}/generate stream carried no meta_info.completion_tokens",
@@ -150,6 +151,6 @@ class SglangAdapter(HttpAdapter):
             prompt_ms=None, decode_ms=None,
             draft_tokens=integer(meta, "spec_num_proposed_drafts"),
             draft_accepted=integer(meta, "spec_num_correct_drafts"),
-            ttft_ms=1000.0 * (ttft if ttft is not None else t_end), total_ms=1000.0 * t_end,
+            ttft_ms=1000.0 * (ttft if ttft is not None else total_s), total_ms=1000.0 * total_s,
             stop_reason=stop, bursts=tuple(bursts), raw_timings=raw,
         )

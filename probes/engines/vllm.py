@@ -6,7 +6,7 @@ that replays them, not against a running vLLM (no CUDA here).
 
 from __future__ import annotations
 
-from typing import ClassVar
+import time
 
 import httpx
 
@@ -43,7 +43,7 @@ class VllmAdapter(HttpAdapter):
     """A running `vllm serve` reached over its OpenAI-compatible HTTP API."""
 
     kind: EngineKind = "vllm"
-    PATHS: ClassVar[tuple[str, ...]] = ("/version", "/v1/models", "/metrics", "/v1/completions")
+    _model: str | None = None  # served model id, cached by complete()
 
     @classmethod
     def detect(cls, client: httpx.Client, base_url: str) -> bool:
@@ -119,8 +119,9 @@ class VllmAdapter(HttpAdapter):
         vLLM has no slots and no per-request cache switch (prefix caching is server-wide), so `slot` and
         `cache_prompt` are ignored.
         """
-        card = _first_model(get_json(self._client, self.url("/v1/models")))
-        model = text(card, "id")
+        if self._model is None:  # looked up once, outside the timed request
+            self._model = text(_first_model(get_json(self._client, self.url("/v1/models"))), "id")
+        model = self._model
         if model is None:
             raise EngineError(f"{self.base_url}/v1/models lists no model to complete with", kind="bad-response")
         body = {
@@ -132,9 +133,8 @@ class VllmAdapter(HttpAdapter):
         usage: dict[str, object] | None = None
         spec: dict[str, object] | None = None
         stop: str | None = None
-        t_end = 0.0
+        t0 = time.monotonic()
         for t_s, event in stream_sse(self._client, self.url("/v1/completions"), body):
-            t_end = t_s
             choices = event.get("choices")
             for choice in choices if isinstance(choices, list) else []:
                 piece = text(choice, "text")
@@ -144,6 +144,7 @@ class VllmAdapter(HttpAdapter):
                 stop = text(choice, "finish_reason") or stop
             usage = obj(event, "usage") or usage
             spec = obj(obj(event, "metrics"), "speculative_decoding") or spec
+        total_s = time.monotonic() - t0  # request sent → stream closed
         completion = integer(usage, "completion_tokens")
         if completion is None:
             raise EngineError(
@@ -162,6 +163,6 @@ class VllmAdapter(HttpAdapter):
             cached_tokens=cached, completion_tokens=completion,
             prompt_ms=None, decode_ms=None,  # vLLM's stream carries no server-side phase times
             draft_tokens=integer(spec, "num_draft_tokens"), draft_accepted=integer(spec, "num_accepted_draft_tokens"),
-            ttft_ms=1000.0 * (ttft if ttft is not None else t_end), total_ms=1000.0 * t_end,
+            ttft_ms=1000.0 * (ttft if ttft is not None else total_s), total_ms=1000.0 * total_s,
             stop_reason=stop, raw_timings=raw,
         )
