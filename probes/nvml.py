@@ -146,7 +146,7 @@ def open_nvml() -> Nvml | Unavailable:
     except Exception as exc:
         reason = classify_error(lib, exc)
         # Any failure to initialise means "no usable driver" from the user's point of view.
-        return Unavailable("no-driver", f"{reason.reason}: {reason.detail}")
+        return Unavailable("no-driver", f"nvmlInit failed ({reason.reason}): {reason.detail}")
     return Nvml(lib)
 
 

@@ -9,7 +9,7 @@ import socket
 import statistics
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -80,7 +80,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[object]:
+def serve(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
     """Factory: start llama-server on a model; every server started is killed (process group) afterwards."""
     binary = _server_binary()
     if binary is None:
@@ -138,10 +138,10 @@ def prompt_cost_ms(url: str, ks: list[int], reps: int = 5, depth: int = 64, seed
 
 
 @pytest.mark.engine
-def test_both_load_and_generate(serve: object, cache_dir: Path) -> None:
+def test_both_load_and_generate(serve: Callable[[Path], str], cache_dir: Path) -> None:
     dense_path, moe_path = write_synthetic_pair(cache_dir)
     for path in (dense_path, moe_path):
-        url = serve(path)  # type: ignore[operator]
+        url = serve(path)
         reply = httpx.post(f"{url}/completion", json={"prompt": "Hello", "n_predict": 8, "temperature": 0},
                            timeout=120).json()
         assert reply["timings"]["predicted_n"] == 8 and isinstance(reply["content"], str)
@@ -149,11 +149,11 @@ def test_both_load_and_generate(serve: object, cache_dir: Path) -> None:
 
 @pytest.mark.engine
 @pytest.mark.slow
-def test_moe_verify_cost_rises_faster_than_dense(serve: object, cache_dir: Path) -> None:
+def test_moe_verify_cost_rises_faster_than_dense(serve: Callable[[Path], str], cache_dir: Path) -> None:
     dense_path, moe_path = write_synthetic_pair(cache_dir)
     ks = [1, 4, 16]
-    dense = prompt_cost_ms(serve(dense_path), ks)  # type: ignore[operator]
-    moe = prompt_cost_ms(serve(moe_path), ks)  # type: ignore[operator]
+    dense = prompt_cost_ms(serve(dense_path), ks)
+    moe = prompt_cost_ms(serve(moe_path), ks)
     dense_ratio, moe_ratio = dense[16] / dense[1], moe[16] / moe[1]
     print(f"T(16)/T(1): dense {dense_ratio:.2f} ({dense}), moe {moe_ratio:.2f} ({moe})")
     assert moe_ratio > dense_ratio
