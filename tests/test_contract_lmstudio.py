@@ -56,7 +56,9 @@ def test_info_picks_the_loaded_llm(adapter: LmStudioAdapter) -> None:
 
 def test_runtime_learnt_from_a_reply(adapter: LmStudioAdapter) -> None:
     adapter.complete("Paris is", max_tokens=48)
-    assert adapter.info().extra["runtime"]["version"] == "1.50.2"  # type: ignore[index]
+    extra = adapter.info().extra
+    assert extra["runtime"]["version"] == "1.50.2"  # type: ignore[index]
+    assert extra["model_info"]["quant"] == "Q4_K_M"  # type: ignore[index]
 
 
 def test_without_draft_model_speculation_is_unknown(server: ContractServer) -> None:

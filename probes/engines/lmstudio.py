@@ -42,7 +42,8 @@ class LmStudioAdapter(HttpAdapter):
         super().__init__(base_url, api_key=api_key, timeout_s=timeout_s, client=client)
         self.model = model
         self.draft_model = draft_model
-        self._runtime: dict[str, object] | None = None  # learnt from the first completion
+        self._runtime: dict[str, object] | None = None  # runtime/model_info come only with completions
+        self._model_info: dict[str, object] | None = None
 
     @classmethod
     def detect(cls, client: httpx.Client, base_url: str) -> bool:
@@ -79,6 +80,7 @@ class LmStudioAdapter(HttpAdapter):
             acceptance_rate=Unavailable("not-supported", "LM Studio reports draft counts per request only"),
             mean_acceptance_length=Unavailable("not-supported", "LM Studio reports no verify-step count"),
             extra={"model_card": dict(card or {}), "runtime": dict(runtime or {}),
+                   "model_info": dict(self._model_info or {}),
                    "draft_model": self.draft_model},
         )
 
@@ -112,6 +114,7 @@ class LmStudioAdapter(HttpAdapter):
             raise EngineError(f"{self.base_url}/api/v0/completions reply has no usage.completion_tokens",
                               kind="bad-response")
         self._runtime = obj(doc, "runtime") or self._runtime
+        self._model_info = obj(doc, "model_info") or self._model_info
         choices = doc.get("choices") if isinstance(doc, dict) else None
         first = choices[0] if isinstance(choices, list) and choices else None
         ttft_s, gen_s = number(stats, "time_to_first_token"), number(stats, "generation_time")
