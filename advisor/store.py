@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from advisor import __version__
-from advisor.redact import redact
+from advisor.redact import redact, redact_text
 from advisor.store_compare import Difference, compare_runs
 from advisor.store_schema import StoreError, connect, default_db_path
 
@@ -160,6 +160,8 @@ class RunStore:
             missing = [arm for arm in PAIR_ARMS if not isinstance(payload.get(arm), Mapping)]
             if missing:
                 raise ValueError(f"an A/B unit must hold both arms; {unit_key!r} lacks {missing}")
+        # Keys are free text from callers (e.g. a URL); they are masked like everything else.
+        step, unit_key = redact_text(step), redact_text(unit_key)
         with self._transaction() as conn:
             self._require_run(conn, run_id)
             cur = conn.execute(
@@ -174,7 +176,7 @@ class RunStore:
         with self._lock:
             rows = self.conn.execute(
                 "SELECT unit_key, payload_json FROM units WHERE run_id = ? AND step = ? ORDER BY rowid",
-                (run_id, step),
+                (run_id, redact_text(step)),
             ).fetchall()
         return {key: json.loads(payload) for key, payload in rows}
 
@@ -185,7 +187,7 @@ class RunStore:
             conn.execute(
                 "INSERT OR REPLACE INTO steps (run_id, step, status, evidence_json, finished_utc)"
                 " VALUES (?, ?, ?, ?, ?)",
-                (run_id, step, status, _dump(evidence), _now()),
+                (run_id, redact_text(step), status, _dump(evidence), _now()),
             )
 
     def finish_run(self, run_id: str, status: RunStatus, verdict: Mapping[str, Any] | None,

@@ -25,7 +25,8 @@ def sample_evidence() -> dict[str, Any]:
                  "vram_total_gib": 23.99, "peak_bandwidth_gbs": 1008.0,
                  "power_limit_w": {"unavailable": "not-supported", "detail": ""}}]},
             "host": {"cpu_model": "AMD Ryzen 9 7950X", "cores": 16, "ram_total_gib": 62.7, "hostname": "alice-pc"},
-            "engine": {"kind": "llama.cpp", "version": "b4100-abc", "model": "/home/alice/models/qwen2.5-7b-q4_k_m.gguf"},
+            "engine": {"kind": "llama.cpp", "version": "b4100-abc",
+                       "model": "/home/alice/models/qwen2.5-7b-q4_k_m.gguf"},
             "model": {"moe": False, "total_params_b": 7.6, "quant": "Q4_K_M", "bytes_per_token_gb": 4.4},
         },
         "steps": {
