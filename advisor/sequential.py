@@ -136,6 +136,7 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
     d = np.log(off / on)
     mean = d.mean(axis=1)
     sd = d.std(axis=1, ddof=1) if n > 1 else np.zeros(d.shape[0])
+    sd = np.where(np.ptp(d, axis=1) == 0, 0.0, sd)  # identical d: exactly 0, not float dust (~1e-17)
     se = sd / math.sqrt(n)
     positive = se > 0
     t = np.where(positive, (mean - policy.log_margin) / np.where(positive, se, 1.0), 0.0)

@@ -122,15 +122,30 @@ def t_quantile(p: float, df: float) -> float:
     lo, hi = 0.0, 1.0
     while float(t_cdf(hi, df)) < p:  # bracket; df = 1 at p = .9995 needs hi ≈ 637
         lo, hi = hi, hi * 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if float(t_cdf(mid, df)) < p:
-            lo = mid
+    # safeguarded Newton on the CDF (pdf as slope), falling back to bisection when a step leaves [lo, hi]
+    x = 0.5 * (lo + hi)
+    for _ in range(100):
+        f = float(t_cdf(x, df)) - p
+        if f < 0:
+            lo = x
         else:
-            hi = mid
-        if hi - lo < 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
+            hi = x
+        step = f / _t_pdf(x, df)
+        nxt = x - step
+        if not lo < nxt < hi:
+            nxt = 0.5 * (lo + hi)
+        if abs(nxt - x) < 1e-13 * max(1.0, abs(x)):
+            return nxt
+        x = nxt
+    return x
+
+
+def _t_pdf(t: float, df: float) -> float:
+    """Student-t density (the normal density for df = inf)."""
+    if math.isinf(df):
+        return math.exp(-t * t / 2) / math.sqrt(2 * math.pi)
+    log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    return math.exp(log_c - (df + 1) / 2 * math.log1p(t * t / df))
 
 
 # --- descriptive statistics -------------------------------------------------------------------------
@@ -170,7 +185,8 @@ def mean_t_interval(d: npt.ArrayLike, level: float = 0.95) -> MeanCI:
     mean = float(arr.mean())
     if n == 1:
         return MeanCI(1, mean, 0.0, -math.inf, math.inf, level)
-    sd = float(arr.std(ddof=1))
+    # identical values: report sd = 0 exactly (float rounding would otherwise give ~1e-17)
+    sd = 0.0 if float(np.ptp(arr)) == 0.0 else float(arr.std(ddof=1))
     half = t_quantile(0.5 + level / 2.0, n - 1) * sd / math.sqrt(n)
     return MeanCI(n, mean, sd, mean - half, mean + half, level)
 
@@ -218,7 +234,7 @@ def sample_skewness(values: npt.ArrayLike) -> FloatArray:
     dev = arr - arr.mean(axis=-1, keepdims=True)
     m2 = (dev**2).mean(axis=-1)
     m3 = (dev**3).mean(axis=-1)
-    safe = m2 > 1e-300
+    safe = (m2 > 1e-300) & (np.ptp(arr, axis=-1) > 0)  # a constant sample is 0, not float dust
     g1 = np.where(safe, m3 / np.where(safe, m2, 1.0) ** 1.5, 0.0)
     return np.asarray(g1 * math.sqrt(n * (n - 1)) / (n - 2), dtype=np.float64)
 
