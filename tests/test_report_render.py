@@ -173,3 +173,14 @@ def test_nice_ticks() -> None:
     assert nice_ticks(0, 1) == [0, 0.2, 0.4, 0.6, 0.8, 1.0]
     assert nice_ticks(118, 123)[0] <= 118 and nice_ticks(118, 123)[-1] >= 123
     assert nice_ticks(5, 5)  # a flat series still gets an axis
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_partial_run_is_marked(lang: str) -> None:
+    evidence = {**sample_evidence(), "status": "aborted"}
+    r = build_report(evidence, sample_facts(), sample_verdict("INCONCLUSIVE"))
+    table = strings_en.STRINGS if lang == "en" else strings_zh.STRINGS
+    partial = table["run.partial"].format(status="aborted")
+    assert partial in render_markdown(r, lang) and partial in render_html(r, lang)
+    complete = build_report(sample_evidence(), sample_facts(), sample_verdict())
+    assert partial not in render_markdown(complete, lang)

@@ -144,7 +144,6 @@ with RunStore(sys.argv[1]) as s:
 """
 
 
-@pytest.mark.slow
 def test_sigkill_mid_write_leaves_whole_units(tmp_path: Path) -> None:
     import hashlib
 

@@ -144,6 +144,13 @@ def _environment(report: Mapping[str, Any], lang: str) -> str:
     return env_html + facts_html
 
 
+def _partial(report: Mapping[str, Any], lang: str) -> str:
+    status = (report.get("run") or {}).get("status")
+    if status in (None, "complete"):
+        return ""
+    return f'<div class="card warn wide" style="margin-bottom:16px">{e(text(lang, "run.partial", status=status))}</div>'
+
+
 def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
     """The whole report as a standalone HTML document in `lang` ("en" or "zh")."""
     validate_report(dict(report))
@@ -158,8 +165,8 @@ def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
         '<meta name="referrer" content="no-referrer">'
         f"<title>{e(word)} · {e(text(lang, 'title'))}</title><style>{CSS}</style></head>\n<body><main>"
         f'<header class="top"><div>{meta[0]}</div><div>{meta_right}</div></header>'
-        f"{_hero(report, lang)}{_decision(report, lang)}{_steps(report, lang)}{_trace(report, lang)}"
-        f"{_environment(report, lang)}"
+        f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}"
+        f"{_steps(report, lang)}{_trace(report, lang)}{_environment(report, lang)}"
         f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
         f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"
         f'<script type="application/json" id="report-data">{script_safe_json(report)}</script>\n'

@@ -145,6 +145,11 @@ def _environment_section(report: Mapping[str, Any], lang: str) -> list[str]:
     return out
 
 
+def _partial(report: Mapping[str, Any], lang: str) -> list[str]:
+    status = (report.get("run") or {}).get("status")
+    return [] if status in (None, "complete") else [f"> ⚠ {md_text(text(lang, 'run.partial', status=status))}", ""]
+
+
 def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     """The whole report as Markdown in `lang` ("en" or "zh")."""
     validate_report(dict(report))
@@ -152,7 +157,7 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
                 f"{text(lang, 'meta.created')} {report['created_utc']}"]
     lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
              " · ".join(b for b in run_bits if b), "",
-             *_verdict_section(report, lang), *_trace_section(report, lang),
+             *_partial(report, lang), *_verdict_section(report, lang), *_trace_section(report, lang),
              *_steps_section(report, lang), *_environment_section(report, lang), "---", "",
              text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
              text(lang, "footer.generated", version=report.get("app_version", "?"))]

@@ -91,6 +91,7 @@ STRINGS: dict[str, str] = {
     "series.parity": "1.0",
     "series.trap_threshold": "warning 1.10",
     "series.crossover": "crossover",
+    "run.partial": "This run ended early ({status}); the results below are partial.",
     "meta.run": "Run",
     "meta.status": "Status",
     "meta.created": "Report created",

@@ -90,6 +90,7 @@ STRINGS: dict[str, str] = {
     "series.parity": "1.0",
     "series.trap_threshold": "警戒线 1.10",
     "series.crossover": "交叉点",
+    "run.partial": "本次运行提前结束（{status}）；以下结果并不完整。",
     "meta.run": "运行",
     "meta.status": "状态",
     "meta.created": "报告生成时间",
