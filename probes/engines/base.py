@@ -13,6 +13,9 @@ from typing import Literal, Protocol
 
 from probes.base import Unavailable
 
+# Default for EngineInfo fields an adapter has not filled in (frozen, so sharing one instance is safe).
+_NOT_REPORTED = Unavailable("not-found", "not reported by this engine")
+
 EngineKind = Literal["llama.cpp", "vllm", "sglang", "lmstudio", "ollama", "tgi", "unknown"]
 
 
@@ -103,12 +106,12 @@ class EngineInfo:
     base_url: str
     version: str | Unavailable
     model: str | Unavailable
-    model_path: str | Unavailable = Unavailable("not-found")
-    slots: int | Unavailable = Unavailable("not-found")
-    context_size: int | Unavailable = Unavailable("not-found")
-    spec: SpecState | Unavailable = Unavailable("not-found")
-    acceptance_rate: float | Unavailable = Unavailable("not-found")   # from counters, when exposed
-    mean_acceptance_length: float | Unavailable = Unavailable("not-found")
+    model_path: str | Unavailable = _NOT_REPORTED
+    slots: int | Unavailable = _NOT_REPORTED
+    context_size: int | Unavailable = _NOT_REPORTED
+    spec: SpecState | Unavailable = _NOT_REPORTED
+    acceptance_rate: float | Unavailable = _NOT_REPORTED   # from counters, when exposed
+    mean_acceptance_length: float | Unavailable = _NOT_REPORTED
     extra: Mapping[str, object] = field(default_factory=dict)
 
 
