@@ -1,0 +1,79 @@
+"""What a check measures and how long it may take (quick vs full), chosen once before the run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+StepId = Literal["baseline", "acceptance", "verify", "batch", "ab"]
+ALL_STEPS: tuple[StepId, ...] = ("baseline", "acceptance", "verify", "batch", "ab")
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """Sizes of each step. Quick keeps a 2-core CPU demo under 5 minutes; full is for real decisions."""
+
+    max_tokens: int                  # output tokens per measured request (same for both arms)
+    baseline_prompts: int
+    acceptance_per_category: int
+    canary_repeats: int              # the seed-003 curve: one prompt repeated N times
+    canary_reruns: int               # already-seen prompts run again (MLPerf TEST04 style)
+    verify_repeats: int
+    verify_depth_tokens: int         # L, the cached prefix the k new tokens are verified against
+    batch_levels: tuple[int, ...]
+    batch_requests_per_slot: int
+    ab_max_pairs: int
+    warmup_requests: int = 2
+
+
+QUICK = Budget(max_tokens=64, baseline_prompts=6, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
+               verify_repeats=3, verify_depth_tokens=256, batch_levels=(1, 2, 4), batch_requests_per_slot=1,
+               ab_max_pairs=20)
+FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, canary_repeats=10, canary_reruns=6,
+              verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
+              ab_max_pairs=60)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckConfig:
+    """Everything the user chose for one check."""
+
+    quick: bool = True
+    steps: tuple[StepId, ...] = ALL_STEPS
+    engine_url: str | None = None            # attach mode: measure this server as configured
+    engine_url_b: str | None = None          # attach mode: the other arm (spec on when engine_url is off, …)
+    allow_remote: bool = False
+    llama_server: str | None = None          # managed mode: explicit binary
+    model: Path | None = None                # managed mode: target GGUF (default: the demo model)
+    spec_type: str = "ngram-mod"
+    draft_model: Path | None = None
+    draft_max: int = 8
+    prompts_file: Path | None = None
+    concurrency_expected: int = 1
+    temperature: float = 0.0
+    seed: int = 42
+    threads: int | None = None
+    out_dir: Path | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def budget(self) -> Budget:
+        """The sizes for this mode."""
+        return QUICK if self.quick else FULL
+
+    @property
+    def mode(self) -> Literal["managed", "attach"]:
+        """`attach` when the user points at running servers, else we launch them."""
+        return "attach" if self.engine_url else "managed"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form written into evidence.json."""
+        d = asdict(self)
+        for key in ("model", "draft_model", "prompts_file", "out_dir"):
+            d[key] = str(d[key]) if d[key] is not None else None
+        d["steps"] = list(self.steps)
+        d["mode"] = self.mode
+        d["budget"] = asdict(self.budget)
+        d["budget"]["batch_levels"] = list(self.budget.batch_levels)
+        return d

@@ -1,0 +1,84 @@
+"""Events a session emits while it measures. Subscribers (CLI printer, Qt bridge, recorder) receive them in order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+StepStatus = Literal["done", "skipped", "failed", "aborted"]
+SessionStatus = Literal["complete", "aborted", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class StepStarted:
+    """A step begins; `index` counts from 1 of `total`."""
+
+    step: str
+    title: str
+    index: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One point for a live chart: `series` names the curve, `x`/`y` carry units in the series name."""
+
+    step: str
+    series: str
+    x: float
+    y: float
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """How far a step is (`done` of `total` units) with a short human message."""
+
+    step: str
+    done: int
+    total: int
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class QualityWarning:
+    """Something that weakens the evidence (trap inflation, throttling, noise); rules read these as facts."""
+
+    step: str
+    code: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnitDone:
+    """A whole measurement unit (an A/B pair, one category, one verify point) the recorder stores at once."""
+
+    step: str
+    key: str
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class StepDone:
+    """A step ended, with its typed evidence (see docs/evidence.md) or the reason it did not run."""
+
+    step: str
+    status: StepStatus
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+    elapsed_s: float = 0.0
+    warnings: tuple[QualityWarning, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SessionDone:
+    """The whole check ended; `run_dir` holds evidence.json (and verdict.json when decided)."""
+
+    status: SessionStatus
+    run_dir: str
+    verdict: Mapping[str, Any] | None = None
+    message: str = ""
+
+
+Event = StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone | SessionDone

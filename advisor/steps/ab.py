@@ -1,0 +1,148 @@
+"""Step 5 — the paired A/B: every held-out prompt under both arms, order counterbalanced per prompt.
+
+Both arms are live at once (two servers), so pair i runs OFF→ON when i is even and ON→OFF when odd
+(reliability.md §2.6: per-prompt counterbalancing was unbiased in every simulated drift/order scenario).
+After each pair the shipped decision function is asked; it acts only at its planned looks, so asking often
+cannot inflate false ENABLEs. A failed request counts against its arm and its pair is never counted half.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Any
+
+from advisor.ab_types import ABDecision, PairResult
+from advisor.abtest import decide_ab
+from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.sequential import ABPolicy, Decision
+from advisor.steps.base import StepContext, missing_arm, warn
+from advisor.steps.common import RequestRecord, run_prompt
+from probes.engines.base import EngineAdapter, EngineError
+
+# Stop early when one arm fails this many times in a row: its server is down, more pairs only add failures.
+MAX_CONSECUTIVE_FAILURES = 3
+
+
+def policy_for(max_pairs: int) -> ABPolicy:
+    """The default policy with looks limited to the pair budget. Fewer looks under the 6-look Pocock constant
+    spend less than α, so a quick run is conservative, never more permissive (reliability.md §2.5)."""
+    base = ABPolicy()
+    looks = tuple(n for n in base.looks if n <= max_pairs) or (base.looks[0],)
+    return ABPolicy(looks=looks)
+
+
+class ABStep:
+    """Paired, counterbalanced A/B on the held-out prompts with the group-sequential verdict."""
+
+    id = "ab"
+    title = "Paired A/B: speculation on vs off"
+
+    def run(self, ctx: StepContext) -> Iterator[Event]:
+        """Measure pairs until the decision function stops or the prompts/budget run out."""
+        t0 = time.monotonic()
+        if ctx.arms.off is None or ctx.arms.on is None:
+            yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
+            return
+        off, on = ctx.arms.off.adapter, ctx.arms.on.adapter
+        budget = ctx.config.budget
+        policy = policy_for(budget.ab_max_pairs)
+        prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
+        pairs: list[PairResult] = []
+        decision: ABDecision | None = None
+        streak = {"off": 0, "on": 0}
+        stop_reason = ""
+        for i, prompt in enumerate(prompts):
+            if ctx.cancelled:
+                stop_reason = "cancelled by the user"
+                break
+            saved = ctx.resume_units.get(prompt.id)
+            pair = PairResult(**saved["pair"]) if saved else None
+            if pair is None:
+                pair, records = _measure_pair(off, on, prompt, on_first=i % 2 == 1, ctx=ctx)
+                yield UnitDone(self.id, prompt.id, {"pair": asdict(pair), "records": records})
+            pairs.append(pair)
+            for arm, err in (("off", pair.off_error), ("on", pair.on_error)):
+                streak[arm] = streak[arm] + 1 if err else 0
+            decision = decide_ab(pairs, policy)
+            yield from _samples(i, pair, decision)
+            yield Progress(self.id, i + 1, len(prompts), f"pair {i + 1}: {decision.decision.value}")
+            if decision.decision is not Decision.CONTINUE:
+                break
+            if max(streak.values()) >= MAX_CONSECUTIVE_FAILURES:
+                arm = max(streak, key=lambda a: streak[a])
+                stop_reason = f"the {arm} arm failed {streak[arm]} times in a row (engine down?)"
+                break
+        if decision is None:
+            decision = decide_ab(pairs, policy)
+        evidence = summarise(decision, pairs, policy, stop_reason)
+        warnings = [warn(self.id, f"guard-{name}", detail)
+                    for name, (ok, detail) in decision.guards.items() if not ok]
+        if stop_reason:
+            warnings.append(warn(self.id, "stopped", stop_reason))
+        yield from warnings
+        status = "aborted" if ctx.cancelled else "done"
+        yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+
+
+def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> tuple[RequestRecord | None, str]:
+    cfg = ctx.config
+    try:
+        rec, _ = run_prompt(adapter, prompt.text, max_tokens=cfg.budget.max_tokens, seed=cfg.seed,
+                            temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm)
+    except EngineError as exc:
+        return None, str(exc)
+    if rec.ms_per_token is None:
+        return None, "the server reported no decode time (fewer than 2 tokens generated)"
+    return rec, ""
+
+
+def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_first: bool,
+                  ctx: StepContext) -> tuple[PairResult, dict[str, Any]]:
+    order = (("on", on), ("off", off)) if on_first else (("off", off), ("on", on))
+    got: dict[str, tuple[RequestRecord | None, str]] = {name: _arm(a, prompt, name, ctx) for name, a in order}
+    (off_rec, off_err), (on_rec, on_err) = got["off"], got["on"]
+    match = (off_rec.output_digest == on_rec.output_digest) if off_rec and on_rec else None
+    pair = PairResult(
+        prompt_id=prompt.id,
+        off_ms_per_token=off_rec.ms_per_token if off_rec and off_rec.ms_per_token else math.nan,
+        on_ms_per_token=on_rec.ms_per_token if on_rec and on_rec.ms_per_token else math.nan,
+        on_first=on_first, off_error=off_err or None, on_error=on_err or None,
+        outputs_match=match if ctx.config.temperature == 0.0 else None,
+        off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
+        on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
+    )
+    records = {name: rec.to_dict() for name, (rec, _) in got.items() if rec is not None}
+    return pair, records
+
+
+def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:
+    if pair.off_error is None and pair.on_error is None:
+        yield Sample("ab", "pair_speedup", float(i + 1), pair.off_ms_per_token / pair.on_ms_per_token)
+    if d.speedup is not None:
+        yield Sample("ab", "running_speedup", float(i + 1), d.speedup)
+    if d.ci_low is not None and d.ci_high is not None:
+        yield Sample("ab", "ci_low", float(i + 1), d.ci_low)
+        yield Sample("ab", "ci_high", float(i + 1), d.ci_high)
+
+
+def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_reason: str) -> dict[str, Any]:
+    """Evidence dict (docs/evidence.md `ab`). CONTINUE at the end means the budget ran out: INCONCLUSIVE."""
+    decision = d.decision.value if d.decision is not Decision.CONTINUE else Decision.INCONCLUSIVE.value
+    reasons = list(d.reasons)
+    if d.decision is Decision.CONTINUE:
+        reasons.append(f"stopped after {len(pairs)} pairs before a planned look could decide"
+                       + (f": {stop_reason}" if stop_reason else ""))
+    return {
+        "decision": decision, "speedup": d.speedup, "ci_low": d.ci_low, "ci_high": d.ci_high,
+        "bound_low": d.bound_low, "bound_high": d.bound_high, "ratio_of_totals": d.ratio_of_totals,
+        "median_speedup": d.median_speedup, "n_prompts": d.n_pairs, "n_attempted": d.n_attempted,
+        "n_failed_off": d.n_failed_off, "n_failed_on": d.n_failed_on,
+        "outputs_match_rate": d.outputs_match_rate,
+        "off_p50_ms": d.off_p50_ms, "off_p99_ms": d.off_p99_ms, "on_p50_ms": d.on_p50_ms, "on_p99_ms": d.on_p99_ms,
+        "guards": {k: {"passed": ok, "detail": detail} for k, (ok, detail) in d.guards.items()},
+        "reasons": reasons, "look": d.look, "margin": policy.margin, "looks": list(policy.looks),
+        "pairs": [asdict(p) for p in pairs],
+    }

@@ -1,0 +1,57 @@
+"""What every step receives and how it reports: a generator of events ending with `StepDone`."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from advisor.arms import Arms
+from advisor.config import CheckConfig
+from advisor.events import Event, QualityWarning, StepDone
+from advisor.workloads_plan import WorkloadPlan
+
+
+@dataclass
+class StepContext:
+    """Shared inputs of the steps. `prior` holds the evidence of steps that already finished."""
+
+    config: CheckConfig
+    arms: Arms
+    environment: Mapping[str, Any]
+    workload: WorkloadPlan
+    cancel: threading.Event = field(default_factory=threading.Event)
+    prior: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    resume_units: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    @property
+    def cancelled(self) -> bool:
+        """True once the user asked to stop."""
+        return self.cancel.is_set()
+
+
+class Step(Protocol):
+    """A measurement step (one file each under advisor/steps/)."""
+
+    id: str
+    title: str
+
+    def run(self, ctx: StepContext) -> Iterator[Event]:
+        """Yield samples/progress/warnings and end with exactly one `StepDone`."""
+        ...
+
+
+def skipped(step: str, reason: str) -> StepDone:
+    """The `StepDone` of a step that could not run, with the reason the user will read."""
+    return StepDone(step=step, status="skipped", reason=reason)
+
+
+def missing_arm(step: str, what: str) -> StepDone:
+    """The skip event of a step whose arm is absent (attach mode with one server)."""
+    return skipped(step, f"needs {what}; in attach mode pass both --engine-url and --engine-url-b")
+
+
+def warn(step: str, code: str, message: str) -> QualityWarning:
+    """Shorthand for a quality warning."""
+    return QualityWarning(step=step, code=code, message=message)

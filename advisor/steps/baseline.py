@@ -1,0 +1,83 @@
+"""Step 1 — baseline profile with speculation off: TTFT, decode ms/token and tok/s, MBU and the bottleneck."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from advisor import roofline, stats
+from advisor.events import Event, Progress, QualityWarning, Sample, StepDone
+from advisor.steps.base import StepContext, missing_arm, warn
+from advisor.steps.common import percentile_or_none, run_prompt
+
+# pyperf warns when the standard deviation exceeds 10% of the mean (reliability.md §1.1).
+NOISY_CV_PCT = 10.0
+
+
+class BaselineStep:
+    """Spec-off decoding at fixed output length on the baseline prompts."""
+
+    id = "baseline"
+    title = "Baseline profile (speculation off)"
+
+    def run(self, ctx: StepContext) -> Iterator[Event]:
+        """Warm up, measure, then compute MBU against the roofline."""
+        t0 = time.monotonic()
+        if ctx.arms.off is None:
+            yield missing_arm(self.id, "a speculation-off server")
+            return
+        adapter, budget, cfg = ctx.arms.off.adapter, ctx.config.budget, ctx.config
+        for i, warm in enumerate(ctx.workload.warmup[: budget.warmup_requests]):
+            yield Progress(self.id, 0, len(ctx.workload.baseline), f"warm-up {i + 1}")
+            adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
+        records = []
+        for i, prompt in enumerate(ctx.workload.baseline):
+            if ctx.cancelled:
+                break
+            rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
+                                temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category,
+                                arm="off")
+            records.append(rec)
+            if rec.tok_s:
+                yield Sample(self.id, "decode_tok_s", float(i), rec.tok_s)
+            yield Progress(self.id, i + 1, len(ctx.workload.baseline), prompt.id)
+        evidence, warnings = summarise(records, ctx)
+        if "roofline_tok_s" in evidence:
+            yield Sample(self.id, "roofline_tok_s", 0.0, float(evidence["roofline_tok_s"]))
+        yield from warnings
+        status = "aborted" if ctx.cancelled else "done"
+        yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+
+
+def summarise(records: list[Any], ctx: StepContext) -> tuple[dict[str, Any], list[QualityWarning]]:
+    """Evidence dict (docs/evidence.md `baseline`) and quality warnings from the measured requests."""
+    tok_s = [r.tok_s for r in records if r.tok_s]
+    evidence: dict[str, Any] = {"samples": [r.to_dict() for r in records], "n_requests": len(records)}
+    warnings: list[QualityWarning] = []
+    if not tok_s:
+        return evidence, [warn("baseline", "no-data", "no request produced a decode time")]
+    decode_tok_s = stats.median(tok_s)
+    cv = stats.cv_percent(tok_s)
+    evidence.update({
+        "decode_tok_s": decode_tok_s, "ms_per_token": 1000.0 / decode_tok_s, "cv_pct": cv,
+        "ttft_ms": percentile_or_none([r.ttft_ms for r in records], 50),
+        "prompt_ms": percentile_or_none([r.prompt_ms for r in records], 50),
+    })
+    if cv >= NOISY_CV_PCT:
+        warnings.append(warn("baseline", "noisy", f"decode speed varied by {cv:.0f}% between requests"))
+    depth = stats.median([(r.prompt_tokens or 0) + (r.cached_tokens or 0) + r.completion_tokens / 2
+                          for r in records])
+    bytes_gb = roofline.bytes_per_token_gb(ctx.environment.get("model") or {}, depth)
+    peak = roofline.peak_bandwidth(ctx.environment)
+    if bytes_gb is None or peak is None:
+        warnings.append(warn("baseline", "no-roofline", "bytes per token or peak bandwidth unknown: no MBU"))
+        return evidence, warnings
+    line = roofline.Roofline(peak_gbs=peak[0], source=peak[1], bytes_per_token_gb=bytes_gb)
+    value = roofline.mbu(bytes_gb, decode_tok_s, line.peak_gbs)
+    evidence.update({
+        "bytes_per_token_gb": bytes_gb, "peak_bandwidth_gbs": line.peak_gbs, "bandwidth_source": line.source,
+        "mbu": value, "bottleneck": roofline.classify(value, bytes_gb), "roofline_tok_s": line.max_tok_s,
+        "context_depth_tokens": depth,
+    })
+    return evidence, warnings

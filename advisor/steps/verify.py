@@ -1,0 +1,131 @@
+"""Step 3 — verify cost: time of one forward over k new tokens at depth L, with speculation off.
+
+Method (engines.md §1.7): cache a prefix of L tokens in a pinned slot, then send prefix + k fresh tokens with
+one token to generate; the server must report `cache_n == L` and `prompt_n == k`, and `prompt_ms` is the
+forward over the k tokens. Samples that break either check are discarded, not counted.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from advisor import stats
+from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.steps.base import StepContext, missing_arm, skipped, warn
+from advisor.verify_model import predicted_times_ms
+from probes.engines.base import EngineError
+
+SLOT = 0                     # pinned so the prefix stays in one slot's cache
+K_LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
+MAX_TRIES_PER_SAMPLE = 3
+
+
+def k_values(draft_max: int) -> list[int]:
+    """k up to γ+1 (a verify step checks γ drafted tokens plus the bonus token), from DESIGN §4's ladder."""
+    top = max(draft_max + 1, 2)
+    ks = [k for k in K_LADDER if k <= top]
+    return ks if top in ks else [*ks, top]
+
+
+class VerifyStep:
+    """Measured T(k)/T(1) beside the predicted curve from the model file."""
+
+    id = "verify"
+    title = "Verify cost vs draft length (speculation off)"
+
+    def run(self, ctx: StepContext) -> Iterator[Event]:
+        """Prime the prefix, time each k, compare with the prediction."""
+        t0 = time.monotonic()
+        if ctx.arms.off is None:
+            yield missing_arm(self.id, "a speculation-off server")
+            return
+        adapter = ctx.arms.off.adapter
+        tokenize = getattr(adapter, "tokenize", None)
+        if tokenize is None:
+            yield skipped(self.id, f"{adapter.kind} cannot evaluate a token-array prompt against a cached prefix")
+            return
+        depth = ctx.config.budget.verify_depth_tokens
+        pool = _token_pool(tokenize, ctx, depth + 64)
+        if len(pool) < depth + 33:
+            yield skipped(self.id, "could not build a long enough token prefix from the prompts")
+            return
+        prefix, fresh_pool = pool[:depth], pool[depth:]
+        prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
+        compute_ms = (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1)
+        rng = random.Random(ctx.config.seed)
+        ks = k_values(ctx.config.draft_max)
+        times: dict[int, list[float]] = {k: [] for k in ks}
+        rejected = 0
+        for i, k in enumerate(ks):
+            for _ in range(ctx.config.budget.verify_repeats):
+                if ctx.cancelled:
+                    break
+                value = _one_forward(adapter, prefix, fresh_pool, k, rng)
+                if value is None:
+                    rejected += 1
+                    continue
+                times[k].append(value)
+            if times[k]:
+                yield UnitDone(self.id, f"k={k}", {"k": k, "t_ms": times[k]})
+                yield Sample(self.id, "verify_t_ms", float(k), stats.median(times[k]))
+            yield Progress(self.id, i + 1, len(ks), f"k = {k}")
+        evidence = summarise(times, compute_ms, ctx, depth, rejected)
+        for point in evidence["points"]:
+            yield Sample(self.id, "verify_ratio", float(point["k"]), point["ratio"])
+            if point.get("predicted_ratio") is not None:
+                yield Sample(self.id, "verify_predicted_ratio", float(point["k"]), point["predicted_ratio"])
+        warnings = []
+        if rejected:
+            warnings.append(warn(self.id, "cache-miss",
+                                 f"{rejected} samples did not reuse the cached prefix exactly and were dropped"))
+        yield from warnings
+        yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence,
+                       elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+
+
+def _token_pool(tokenize: Any, ctx: StepContext, need: int) -> list[int]:
+    tokens: list[int] = []
+    for prompt in [*ctx.workload.acceptance, *ctx.workload.ab, *ctx.workload.baseline]:
+        tokens.extend(tokenize(prompt.text))
+        if len(tokens) >= need:
+            break
+    return tokens
+
+
+def _one_forward(adapter: Any, prefix: list[int], pool: list[int], k: int, rng: random.Random) -> float | None:
+    # Fresh tokens are drawn so the first differs from whatever followed the prefix last time; otherwise the
+    # server would reuse more than L tokens and prompt_n would be < k.
+    for _ in range(MAX_TRIES_PER_SAMPLE):
+        fresh = rng.sample(pool, k) if k <= len(pool) else [rng.choice(pool) for _ in range(k)]
+        try:
+            result = adapter.complete(prefix + fresh, max_tokens=1, slot=SLOT)
+        except EngineError:
+            raise
+        if result.cached_tokens == len(prefix) and result.prompt_tokens == k and result.prompt_ms is not None:
+            return float(result.prompt_ms)
+    return None
+
+
+def summarise(times: dict[int, list[float]], compute_ms: float, ctx: StepContext, depth: int,
+              rejected: int) -> dict[str, Any]:
+    """Evidence dict (docs/evidence.md `verify`)."""
+    medians = {k: stats.median(v) for k, v in times.items() if v}
+    evidence: dict[str, Any] = {"depth_tokens": depth, "compute_ms_per_token": compute_ms,
+                                "rejected_samples": rejected, "points": [], "method": "cached-prefix"}
+    if 1 not in medians:
+        return evidence
+    t1 = medians[1]
+    model = ctx.environment.get("model") or {}
+    predicted = predicted_times_ms(model, t1, compute_ms, sorted(medians))
+    evidence["points"] = [
+        {"k": k, "t_ms": t, "ratio": t / t1, "predicted_ratio": predicted[k] / t1, "n": len(times[k])}
+        for k, t in sorted(medians.items())
+    ]
+    gamma_plus_1 = ctx.config.draft_max + 1
+    at = [p for p in evidence["points"] if p["k"] == gamma_plus_1]
+    evidence["cost_ratio_at_draft_max"] = at[0]["ratio"] if at else None
+    evidence["t1_ms"] = t1
+    return evidence
