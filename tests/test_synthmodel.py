@@ -90,8 +90,10 @@ def serve(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
     def start(model: Path) -> str:
         port = _free_port()
         log = (tmp_path / f"server-{port}.log").open("wb")
+        # --no-repack: on this CI VM the CPU advertises AMX but the AMX matmul kernel dies with SIGILL;
+        # repacking is a speed feature only, so the tests run without it.
         cmd = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", "2",
-               "-c", "2048", "-np", "1"]
+               "-c", "2048", "-np", "1", "--no-repack"]
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         procs.append(proc)
         url = f"http://127.0.0.1:{port}"
@@ -151,7 +153,7 @@ def test_both_load_and_generate(serve: Callable[[Path], str], cache_dir: Path) -
 @pytest.mark.slow
 def test_moe_verify_cost_rises_faster_than_dense(serve: Callable[[Path], str], cache_dir: Path) -> None:
     dense_path, moe_path = write_synthetic_pair(cache_dir)
-    ks = [1, 4, 16]
+    ks = [1, 8, 16]
     dense = prompt_cost_ms(serve(dense_path), ks)
     moe = prompt_cost_ms(serve(moe_path), ks)
     dense_ratio, moe_ratio = dense[16] / dense[1], moe[16] / moe[1]
