@@ -16,6 +16,7 @@ from types import ModuleType
 from advisor import __version__
 from advisor import commands as commands_pkg
 from advisor.errors import UserError
+from advisor.redact import install_log_redaction
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -60,6 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    install_log_redaction()  # API keys must never reach a log line
     run = getattr(args, "_run", None)
     if run is None:
         parser.print_help()

@@ -64,15 +64,15 @@ def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:
     args: list[str] = []
     spec_type = config.spec_type or ("draft-simple" if config.draft_model else None)
     new = dialect is None or dialect.generation != "old"
-    if spec_type and spec_type != "none":
+    # Old builds enable a plain draft model via -md alone and only know n-gram types for --spec-type.
+    via_draft_model_only = not new and spec_type == "draft-simple"
+    if spec_type and spec_type != "none" and not via_draft_model_only:
         if dialect and dialect.spec_types and spec_type not in dialect.spec_types:
             raise UserError(
                 f"this llama-server does not support --spec-type {spec_type}",
                 hint=f"supported: {', '.join(dialect.spec_types)}",
             )
-        # Old builds enable draft models via -md alone and only know n-gram types for --spec-type.
-        if new or not spec_type.startswith("draft"):
-            args += ["--spec-type", spec_type]
+        args += ["--spec-type", spec_type]
     if config.draft_model is not None:
         args += ["-md", str(config.draft_model)]
     if config.draft_max is not None:

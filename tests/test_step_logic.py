@@ -1,0 +1,97 @@
+"""Pure parts of the steps: repetition loops, MBU/bottleneck, the canary inflation, verify k ladder and
+prediction, A/B policy for a pair budget, batch levels, acceptance summaries."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from advisor import roofline
+from advisor.session import json_safe
+from advisor.steps import acceptance, canary
+from advisor.steps.ab import policy_for
+from advisor.steps.batch import levels_for
+from advisor.steps.common import RequestRecord
+from advisor.steps.verify import k_values
+from advisor.textcheck import repetition_loop
+from advisor.verify_model import bytes_ratio, predicted_times_ms
+
+
+def test_repetition_loop() -> None:
+    assert repetition_loop("the answer is " + "go on and " * 6)
+    assert not repetition_loop("A calm, varied sentence that says several different things about the weather.")
+
+
+def test_mbu_and_bottleneck() -> None:
+    assert roofline.mbu(0.5, 100.0, 100.0) == pytest.approx(0.5)
+    assert roofline.classify(0.7, 4.0) == "memory"
+    assert roofline.classify(0.2, 0.1) == "overhead"
+    assert roofline.classify(0.2, 4.0) == "compute"
+    env = {"gpu": {"gpus": [{"peak_bandwidth_gbs": 1008.0}]}, "host": {"ram_bandwidth_gbs": 20.0}}
+    assert roofline.peak_bandwidth(env) == (1008.0, "gpu-nvml")
+    assert roofline.peak_bandwidth({"gpu": {"gpus": []}, "host": {"ram_bandwidth_gbs": 20.0}}) == (20.0,
+                                                                                                    "host-measured")
+    model = {"bytes_per_token": 1_000_000_000, "kv_bytes_per_token": 1000}
+    assert roofline.bytes_per_token_gb(model, 1000) == pytest.approx(1.001)
+
+
+def test_canary_flags_inflation_above_ten_percent() -> None:
+    ev, warnings = canary.summarise(
+        [{"i": 1, "tok_s": 100.0, "rate": 0.2}, {"i": 2, "tok_s": 300.0, "rate": 0.9},
+         {"i": 3, "tok_s": 320.0, "rate": 0.95}], [])
+    assert ev["repeat_inflation"] == pytest.approx(3.1)
+    assert warnings and warnings[0].code == "trap-inflation"
+    ev, warnings = canary.summarise([{"i": 1, "tok_s": 100.0, "rate": 0.2}, {"i": 2, "tok_s": 105.0, "rate": 0.2}],
+                                    [{"prompt_id": "x", "first_tok_s": 100, "rerun_tok_s": 104, "ratio": 1.04}])
+    assert ev["repeat_inflation"] == pytest.approx(1.05) and not warnings
+
+
+def test_k_values_reach_gamma_plus_one() -> None:
+    assert k_values(8) == [1, 2, 3, 4, 6, 8, 9]
+    assert k_values(3) == [1, 2, 3, 4]
+    assert k_values(15) == [1, 2, 3, 4, 6, 8, 12, 16]
+
+
+def test_verify_prediction_dense_flat_moe_rising() -> None:
+    dense = {"is_moe": False, "bytes_per_token": 100}
+    moe = {"is_moe": True, "bytes_per_token": 100, "routed_expert_bytes": 800, "expert_count": 32,
+           "expert_used_count": 2}
+    assert bytes_ratio(dense, 8) == 1.0
+    # 2 of 32 experts per token: one token reads 50 routed bytes of 800; 8 tokens touch ~12.4 experts.
+    assert bytes_ratio(moe, 8) == pytest.approx((50 + 800 * 32 * (1 - (30 / 32) ** 8) / 32) / 100)
+    times = predicted_times_ms(moe, t1_ms=10.0, compute_ms_per_token=1.0, ks=[1, 4])
+    assert times[1] == pytest.approx(10.0)
+    assert times[4] > predicted_times_ms(dense, 10.0, 1.0, [4])[4]
+
+
+def test_ab_policy_limited_to_budget() -> None:
+    assert policy_for(20).looks == (10, 20)
+    assert policy_for(60).looks == (10, 20, 30, 40, 50, 60)
+
+
+def test_batch_levels_fit_slots() -> None:
+    assert levels_for((1, 2, 4, 8), 4) == [1, 2, 4]
+    assert levels_for((1, 2, 4), None) == [1, 2, 4]
+
+
+def _rec(cat: str, drafted: int, accepted: int, n: int = 65) -> RequestRecord:
+    return RequestRecord(prompt_id=f"{cat}-{drafted}-{accepted}", category=cat, arm="on", completion_tokens=n,
+                         decode_ms=640.0, ms_per_token=10.0, tok_s=100.0, prompt_tokens=20, cached_tokens=0,
+                         prompt_ms=5.0, ttft_ms=7.0, total_ms=650.0, draft_tokens=drafted,
+                         draft_accepted=accepted, stop_reason="limit", output_digest="x", repetition_loop=False)
+
+
+def test_acceptance_summary_per_category() -> None:
+    recs = [_rec("code", 40, 30), _rec("code", 20, 10), _rec("chat", 10, 1), _rec("chat", 0, 0)]
+    ev = acceptance.summarise(recs, [], seed=1)
+    assert ev["per_category"]["code"]["rate"] == pytest.approx(40 / 60)
+    assert ev["per_category"]["chat"]["rate"] == pytest.approx(0.1)
+    assert ev["rate"] == pytest.approx(41 / 70)
+    # Without /metrics: forwards = (n − 1 − accepted) per request.
+    assert ev["mean_length_source"] == "timings-estimate"
+    assert ev["mean_length"] == pytest.approx(4 * 64 / (4 * 64 - 41))
+
+
+def test_json_safe_turns_nan_into_null() -> None:
+    assert json_safe({"a": [math.nan, 1.0, math.inf]}) == {"a": [None, 1.0, None]}
