@@ -13,7 +13,9 @@ def test_probe_host_is_quick_and_json_ready() -> None:
     started = time.perf_counter()
     report = probe_host()
     elapsed = time.perf_counter() - started
-    assert elapsed < 1.0
+    # ~0.4 s on an idle 2-core VM; the margin absorbs parallel builds on shared CI machines.
+    assert elapsed < 2.0
+    assert not isinstance(report.ram_bandwidth, Unavailable) and report.ram_bandwidth.elapsed_s < 1.5
     assert isinstance(report.ram_bandwidth_gbs, float) and report.ram_bandwidth_gbs > 0
     assert isinstance(report.cores_logical, int) and report.cores_logical >= 1
     assert report.python_version.startswith("3.")
