@@ -103,7 +103,8 @@ def _kv_bytes_per_token(meta: dict[str, Any], arch: str, layers: int | None, n_e
     head_dim = (n_embd or 0) // n_head
     k_len = _int(meta, f"{arch}.attention.key_length") or head_dim
     v_len = _int(meta, f"{arch}.attention.value_length") or head_dim
-    # Layers with 0 KV heads (recurrent/linear layers in hybrids) add nothing.
+    # Layers with 0 KV heads (recurrent/linear layers in hybrids) add nothing. MLA models (DeepSeek) cache a
+    # compressed latent instead, so for them this is an overestimate.
     return sum(int(h) * (k_len + v_len) * KV_BYTES_PER_ELEMENT for h in per_layer_kv[:layers])
 
 
