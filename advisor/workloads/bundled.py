@@ -17,9 +17,7 @@ _FIELDS: Final = frozenset({"id", "category", "prompt", "split"})
 _REINSTALL: Final = "reinstall spec-advisor; the bundled prompt library is damaged"
 
 
-def load_library(
-    split: LibrarySplit | None = None, categories: Iterable[str] | None = None
-) -> tuple[Prompt, ...]:
+def load_library(split: LibrarySplit | None = None, categories: Iterable[str] | None = None) -> tuple[Prompt, ...]:
     """Bundled prompts in library order (category by category), optionally one split or some categories."""
     if split is not None and split not in get_args(LibrarySplit):
         raise WorkloadError(f"unknown split {split!r}; use 'profile' or 'ab'")
@@ -60,7 +58,7 @@ def _load_category(category: Category) -> list[Prompt]:
         text = resources.files(_PACKAGE).joinpath(name).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise WorkloadError(f"cannot read bundled prompts {name}: {exc}", hint=_REINSTALL) from exc
-    prompts = []
+    prompts: list[Prompt] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if line.strip():
             prompts.append(_parse_record(line, category, f"{name}, line {number}"))
@@ -85,6 +83,4 @@ def _parse_record(line: str, category: Category, where: str) -> Prompt:
     )
     if not ok:
         raise WorkloadError(f"{where}: bad id, category, split or prompt", hint=_REINSTALL)
-    return Prompt(
-        id=record["id"], category=category, text=record["prompt"], split=record["split"], source="library"
-    )
+    return Prompt(id=record["id"], category=category, text=record["prompt"], split=record["split"], source="library")
