@@ -121,7 +121,10 @@ class Session:
         return arms
 
     def _plan(self, arms: Arms) -> WorkloadPlan:
-        plan = plan_workload(self.config)
+        # Both arms load the same model, so either one's chat template renders the prompts.
+        arm = arms.off or arms.on
+        formatter = getattr(arm.adapter, "apply_template", None) if arm else None
+        plan = plan_workload(self.config, formatter)
         self.evidence["workload"] = plan.to_dict()
         return plan
 

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from advisor.config import CheckConfig
-from advisor.errors import UserError
 
 
 class PromptLike(Protocol):
@@ -72,14 +71,24 @@ class _Formatted:
     text: str
 
 
-def plan_workload(config: CheckConfig, format_prompt: Callable[[str], str] | None = None) -> WorkloadPlan:
+ChatFormatter = Callable[[list[dict[str, str]]], str]
+
+
+def _messages(prompt: object) -> list[dict[str, str]]:
+    turns = getattr(prompt, "messages", None)
+    if turns:
+        return [{"role": m.role, "content": m.content} for m in turns]
+    return [{"role": "user", "content": str(getattr(prompt, "text", ""))}]
+
+
+def plan_workload(config: CheckConfig, format_chat: ChatFormatter | None = None) -> WorkloadPlan:
     """Choose the prompts for `config` (bundled library, or the user's file split the same way).
 
-    `format_prompt` wraps each text in the engine's chat template, so the model answers as it would in chat.
+    `format_chat` renders a conversation with the engine's chat template, so the model answers as it would in
+    chat; whole conversations from chat JSONL keep all their turns. Without it, the raw text is sent.
     """
     from advisor.workloads import (
         MIN_DISTINCT_PROMPTS,
-        WorkloadError,
         assign_splits,
         dedupe,
         load_library,
@@ -89,20 +98,19 @@ def plan_workload(config: CheckConfig, format_prompt: Callable[[str], str] | Non
     )
 
     budget = config.budget
-    try:
-        if config.prompts_file is not None:
-            user = dedupe(load_user_prompts(config.prompts_file), min_count=MIN_DISTINCT_PROMPTS).kept
-            prompts, source = assign_splits(user), str(config.prompts_file)
-        else:
-            prompts, source = load_library(), "bundled"
-    except WorkloadError as exc:
-        raise UserError(str(exc)) from exc
+    # WorkloadError is a UserError: it reaches the CLI as a clear message with its hint.
+    if config.prompts_file is not None:
+        user = dedupe(load_user_prompts(config.prompts_file), min_count=MIN_DISTINCT_PROMPTS).kept
+        prompts, source = assign_splits(user), str(config.prompts_file)
+    else:
+        prompts, source = load_library(), "bundled"
     profile = [p for p in prompts if p.split == "profile"]
     held_out = [p for p in prompts if p.split == "ab"]
-    fmt = format_prompt or (lambda text: text)
+    def render(prompt: PromptLike) -> str:
+        return format_chat(_messages(prompt)) if format_chat else prompt.text
 
     def wrap(items: Sequence[PromptLike]) -> list[PromptLike]:
-        return [_Formatted(p.id, p.category, fmt(p.text)) for p in items]
+        return [_Formatted(p.id, p.category, render(p)) for p in items]
 
     acceptance = select(profile, budget.acceptance_per_category, config.seed)
     baseline = select(profile, 1, config.seed + 1)[: budget.baseline_prompts]
@@ -110,5 +118,5 @@ def plan_workload(config: CheckConfig, format_prompt: Callable[[str], str] | Non
     canary = trap_prompt()
     return WorkloadPlan(
         warmup=wrap(WARMUP_PROMPTS), baseline=wrap(baseline), acceptance=wrap(acceptance), ab=wrap(ab),
-        canary=_Formatted(canary.id, canary.category, fmt(canary.text)), source=source,
+        canary=_Formatted(canary.id, canary.category, render(canary)), source=source,
     )

@@ -48,8 +48,9 @@ class ABStep:
             return
         off, on = ctx.arms.off.adapter, ctx.arms.on.adapter
         budget = ctx.config.budget
-        policy = policy_for(budget.ab_max_pairs)
         prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
+        # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
+        policy = policy_for(min(budget.ab_max_pairs, len(prompts)))
         pairs: list[PairResult] = []
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}

@@ -139,6 +139,15 @@ class LlamaCppAdapter:
         except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
             raise EngineError(f"/tokenize failed: {exc}", kind="bad-response") from exc
 
+    def apply_template(self, messages: list[dict[str, str]]) -> str:
+        """The prompt text the server's chat template makes of `messages` (POST /apply-template)."""
+        try:
+            r = self._client.post("/apply-template", json={"messages": messages})
+            r.raise_for_status()
+            return str(r.json()["prompt"])
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            raise EngineError(f"/apply-template failed: {exc}", kind="bad-response") from exc
+
     # ---- requests ---------------------------------------------------------------------------------------
 
     def complete(
