@@ -77,3 +77,15 @@ class CheckConfig:
         d["budget"] = asdict(self.budget)
         d["budget"]["batch_levels"] = list(self.budget.batch_levels)
         return d
+
+
+def config_from_dict(d: dict[str, Any]) -> CheckConfig:
+    """Rebuild a config from its `to_dict()` form (resume reads it from the history database)."""
+    known = {f for f in CheckConfig.__dataclass_fields__}
+    kwargs = {k: v for k, v in d.items() if k in known}
+    for key in ("model", "draft_model", "prompts_file", "out_dir"):
+        if kwargs.get(key) is not None:
+            kwargs[key] = Path(kwargs[key])
+    if "steps" in kwargs:
+        kwargs["steps"] = tuple(kwargs["steps"])
+    return CheckConfig(**kwargs)

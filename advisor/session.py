@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,9 +22,12 @@ from advisor.config import CheckConfig
 from advisor.environment import gather
 from advisor.errors import UserError
 from advisor.events import Event, SessionDone, StepDone, StepStarted
+from advisor.jsonutil import json_safe
+from advisor.recorder import Recorder
 from advisor.redact import redact
 from advisor.steps.base import Step, StepContext
 from advisor.steps.registry import steps_for
+from advisor.store import RunStore
 from advisor.verdict import decide_evidence
 from advisor.workloads_plan import WorkloadPlan, plan_workload
 from probes.engines.base import EngineError
@@ -36,24 +38,16 @@ SCHEMA_VERSION = 1
 Subscriber = Callable[[Event], None]
 
 
-def json_safe(value: Any) -> Any:
-    """NaN/inf become null so evidence is strict JSON any reader accepts."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, Mapping):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    return value
-
-
 class Session:
     """One check. Construct, subscribe, `run()`; `cancel()` from any thread stops it at the next event."""
 
     def __init__(self, config: CheckConfig, subscribers: Iterable[Subscriber] = (),
-                 run_dir: Path | None = None) -> None:
+                 run_dir: Path | None = None, store: RunStore | None = None, resume_run_id: str | None = None) -> None:
         self.config = config
         self.subscribers = list(subscribers)
+        self.store = store
+        self.resume_run_id = resume_run_id
+        self.run_id: str | None = None
         self.cancel_flag = threading.Event()
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         self.run_dir = run_dir or config.out_dir or paths.runs_dir() / stamp
@@ -89,6 +83,10 @@ class Session:
     def run(self) -> SessionDone:
         """Measure, decide, and return the final event (also sent to subscribers)."""
         arms: Arms | None = None
+        if self.store is not None:
+            self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {})
+            self.evidence["run_id"] = self.run_id
+            self.subscribers.append(Recorder(self.store, self.run_id))
         try:
             arms = self._start()
             self._run_steps(arms, self._plan(arms))
@@ -136,6 +134,9 @@ class Session:
             if self.cancel_flag.is_set():
                 break
             self.emit(StepStarted(step.id, step.title, index, len(steps)))
+            if self.store is not None and self.resume_run_id and self.run_id:
+                # Units measured before the restart are reused as they were; only whole units exist.
+                ctx.resume_units = self.store.completed_units(self.run_id, step.id)
             done = self._run_one(step, ctx)
             ctx.prior[step.id] = done.evidence
             self.evidence["steps"][step.id] = {

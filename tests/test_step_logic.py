@@ -8,7 +8,7 @@ import math
 import pytest
 
 from advisor import roofline
-from advisor.session import json_safe
+from advisor.jsonutil import json_safe
 from advisor.steps import acceptance, canary
 from advisor.steps.ab import policy_for
 from advisor.steps.batch import levels_for

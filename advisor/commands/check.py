@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 
-from advisor.config import ALL_STEPS, CheckConfig
+from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
 from advisor.errors import UserError
 from advisor.progress import ProgressPrinter
 from advisor.session import Session
+from advisor.store import RunStore
 from advisor.summary import print_summary
 
 NAME = "check"
@@ -37,6 +39,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, help="CPU threads for launched servers")
     p.add_argument("--out", type=Path, help="run folder (default: a new folder in the data directory)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON on stdout")
+    p.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted (see `history`)")
+    p.add_argument("--no-history", action="store_true", help="do not record this run in the history database")
 
 
 def parse_steps(text: str) -> tuple[str, ...]:
@@ -69,8 +73,28 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
 
 def run(args: argparse.Namespace) -> int:
     """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
-    config = config_from_args(args)
-    session = Session(config, subscribers=[ProgressPrinter()])
+    with contextlib.ExitStack() as stack:
+        store = None if args.no_history else stack.enter_context(RunStore())
+        config = config_from_args(args)
+        if args.resume:
+            config = resumed_config(store, args.resume)
+        session = Session(config, subscribers=[ProgressPrinter()], store=store, resume_run_id=args.resume,
+                          run_dir=config.out_dir)
+        return _run_session(session, args)
+
+
+def resumed_config(store: RunStore | None, run_id: str) -> CheckConfig:
+    """The stored configuration of `run_id`, so the resumed run measures the same things."""
+    if store is None:
+        raise UserError("--resume needs the history database (drop --no-history)")
+    record = store.get_run(run_id)
+    if record is None:
+        raise UserError(f"no run {run_id!r} in the history", hint="`spec-advisor history` lists runs")
+    return config_from_dict(dict(record.config))
+
+
+def _run_session(session: Session, args: argparse.Namespace) -> int:
+    """Run with Ctrl-C/SIGTERM wired to a clean cancel, then print the summary or the JSON."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
         if session.cancel_flag.is_set():

@@ -63,7 +63,7 @@ class ABStep:
             pair = PairResult(**saved["pair"]) if saved else None
             if pair is None:
                 pair, records = _measure_pair(off, on, prompt, on_first=i % 2 == 1, ctx=ctx)
-                yield UnitDone(self.id, prompt.id, {"pair": asdict(pair), "records": records})
+                yield UnitDone(self.id, prompt.id, {"pair": asdict(pair), **records})
             pairs.append(pair)
             for arm, err in (("off", pair.off_error), ("on", pair.on_error)):
                 streak[arm] = streak[arm] + 1 if err else 0
@@ -115,7 +115,8 @@ def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_firs
         off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
         on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
     )
-    records = {name: rec.to_dict() for name, (rec, _) in got.items() if rec is not None}
+    # Both arms always travel together: the history stores a pair whole or not at all.
+    records = {name: rec.to_dict() if rec is not None else {"error": err} for name, (rec, err) in got.items()}
     return pair, records
 
 
