@@ -1,0 +1,78 @@
+"""Start the desktop app: QApplication, style, language, main window; optionally a screenshot and exit."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QElapsedTimer, QTimer
+from PySide6.QtWidgets import QApplication
+
+from ui import settings, theme
+from ui.main_window import VIEWS, MainWindow
+from ui.strings import set_language
+
+SCREENSHOT_SIZE = (1440, 900)
+PROBE_WAIT_MS = 20_000  # the host RAM-bandwidth probe takes ~0.6 s; a llama-server --help a few seconds
+
+
+def application() -> QApplication:
+    """The one QApplication, created with our style sheet if it does not exist yet."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("spec-advisor")
+    app.setStyleSheet(theme.STYLE)
+    theme.configure_pyqtgraph()
+    return app
+
+
+def build_window(lang: str | None = None, open_dir: str | None = None, view: str | None = None) -> MainWindow:
+    """A ready window: language (argument, then saved setting, then English), run, view; probes started."""
+    application()
+    set_language(lang or settings.saved_language() or "en")
+    window = MainWindow()
+    window.start_view.probe_all()
+    if open_dir:
+        window.open_path(open_dir)
+    if view in VIEWS:
+        window.show_view(view)
+    return window
+
+
+def settle(window: MainWindow, timeout_ms: int = PROBE_WAIT_MS) -> None:
+    """Process events until the background probes have reported (or the timeout passes)."""
+    app = application()
+    clock = QElapsedTimer()
+    clock.start()
+    while window.busy() and clock.elapsed() < timeout_ms:
+        app.processEvents()
+        window.start_view.jobs.wait(50)
+    for _ in range(5):
+        app.processEvents()
+
+
+def screenshot(window: MainWindow, path: Path) -> bool:
+    """Render the window at SCREENSHOT_SIZE into a PNG."""
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    settle(window)
+    window.run_view.charts.redraw()
+    application().processEvents()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return bool(window.grab().save(str(path), "PNG"))
+
+
+def run(lang: str | None = None, open_dir: str | None = None, view: str | None = None,
+        shot: Path | None = None) -> int:
+    """Run the app (or take one screenshot and exit); returns the exit code."""
+    app = application()
+    window = build_window(lang, open_dir, view)
+    if shot is not None:
+        ok = screenshot(window, shot)
+        window.close()
+        return 0 if ok else 1
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    QTimer.singleShot(0, lambda: None)
+    return int(app.exec())

@@ -1,0 +1,46 @@
+"""SessionBridge: the Qt face of a Qt-free `Session`.
+
+The session calls the bridge (a plain subscriber) on its worker thread; the bridge re-emits each event as
+`Signal(object)`. Because the bridge lives on the GUI thread, Qt queues those emissions and every
+connected slot runs on the GUI thread — widgets are never touched from the worker.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QObject, QThread, Signal
+
+from advisor.events import Event, SessionDone
+from advisor.session import Session
+
+log = logging.getLogger(__name__)
+
+
+class SessionBridge(QObject):
+    """Subscriber → signals. `received` carries every core event, `finished` only the final `SessionDone`."""
+
+    received = Signal(object)
+    finished = Signal(object)
+
+    def __call__(self, event: Event) -> None:
+        self.received.emit(event)
+        if isinstance(event, SessionDone):
+            self.finished.emit(event)
+
+
+class SessionThread(QThread):
+    """Runs `session.run()` off the GUI thread. `Session.run` turns errors into a failed `SessionDone`;
+    anything that still escapes becomes one here, so the window never waits forever."""
+
+    def __init__(self, session: Session, bridge: SessionBridge) -> None:
+        super().__init__()
+        self.session, self.bridge = session, bridge
+
+    def run(self) -> None:
+        try:
+            self.session.run()
+        except BaseException as exc:  # a bug in the core must still end the run in the window
+            log.exception("session crashed")
+            self.bridge(SessionDone(status="failed", run_dir=str(self.session.run_dir),
+                                    message=f"internal error: {type(exc).__name__}: {exc}"))

@@ -1,0 +1,71 @@
+"""A/B: per-pair speedups, the running estimate with its 95% CI band, parity and the 1.02× decision line,
+and the planned looks where the sequential test may stop."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pyqtgraph as pg
+
+from ui import theme
+from ui.charts.base import LiveChart, num
+
+MARGIN = 1.02  # 1 + δ, the A/B margin (DESIGN §4 step 5; advisor.sequential.ABPolicy.margin)
+
+
+class ABChart(LiveChart):
+    """Log-free speedup axis; values above the green line are wins worth switching on for."""
+
+    steps = ("ab",)
+
+    def __init__(self) -> None:
+        super().__init__("chart.ab", "axis.pair", "axis.speedup")
+        self.add_series("pair", "series.pair", theme.GREY, symbol="o", line=False)
+        self.add_series("running", "series.running", theme.BLUE, width=2.5)
+        self.add_series("ci_low", "series.ci", theme.SKY, width=1.0)
+        self.add_series("ci_high", "", theme.SKY, width=1.0)
+        self.band = pg.FillBetweenItem(self.items["ci_low"], self.items["ci_high"], brush=(86, 180, 233, 60))
+        self.addItem(self.band)
+        self.addItem(pg.InfiniteLine(1.0, angle=0, pen=theme.pen(theme.GREY, 1.0)))
+        self.addItem(pg.InfiniteLine(MARGIN, angle=0, pen=theme.pen(theme.GREEN, 1.2, dashed=True),
+                                     label=f"{MARGIN:.2f}×", labelOpts={"position": 0.05, "color": theme.GREEN}))
+        self._looks: list[pg.InfiniteLine] = []
+
+    def set_looks(self, looks: Iterable[int]) -> None:
+        """Faint vertical lines at the planned looks (pair counts where the test may stop)."""
+        for line in self._looks:
+            self.removeItem(line)
+        self._looks = [pg.InfiniteLine(float(n), angle=90, pen=theme.pen(theme.BORDER, 1.0, dashed=True))
+                       for n in looks]
+        for line in self._looks:
+            self.addItem(line)
+
+    def on_sample(self, series: str, x: float, y: float) -> None:
+        key = {"pair_speedup": "pair", "running_speedup": "running", "ci_low": "ci_low", "ci_high": "ci_high"}
+        if series in key:
+            self.append(key[series], x, y)
+
+    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+        if not len(self.rings["pair"]):  # replaying a saved run: rebuild the per-pair points
+            pairs = [p for p in evidence.get("pairs") or [] if isinstance(p, Mapping)]
+            xs, ys = [], []
+            for i, p in enumerate(pairs):
+                off, on = num(p.get("off_ms_per_token")), num(p.get("on_ms_per_token"))
+                if off and on:
+                    xs.append(float(i + 1))
+                    ys.append(off / on)
+            self.set_points("pair", xs, ys)
+        looks = [int(n) for n in evidence.get("looks") or [] if isinstance(n, int)]
+        n = num(evidence.get("n_prompts")) or 0
+        if looks:
+            self.set_looks([k for k in looks if k <= max(n, 10) + 10])
+        speedup, low, high = (num(evidence.get(k)) for k in ("speedup", "ci_low", "ci_high"))
+        if speedup is not None and not len(self.rings["running"]):
+            self.set_points("running", [n], [speedup])
+            if low is not None and high is not None:
+                self.set_points("ci_low", [n], [low])
+                self.set_points("ci_high", [n], [high])
+        if speedup is not None:
+            ci = f" [{low:.2f}–{high:.2f}]" if low is not None and high is not None else ""
+            self.set_suffix(f"{speedup:.2f}×{ci}")

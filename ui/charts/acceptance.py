@@ -1,0 +1,94 @@
+"""Acceptance by task category (live: one dot per request; done: bars with 95% CIs) and by draft position."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from ui import theme
+from ui.charts.base import LiveChart, num
+
+
+class CategoryChart(LiveChart):
+    """Horizontal bars so category names stay readable in a narrow panel."""
+
+    steps = ("acceptance",)
+
+    def __init__(self) -> None:
+        super().__init__("chart.acceptance", "axis.rate", "")
+        self.add_series("dots", "", theme.BLUE, symbol="o", line=False)
+        self.categories: list[str] = []
+        self.bars = pg.BarGraphItem(x0=[], y=[], width=[], height=0.6, brush=theme.SKY, pen=None)
+        self.errors = pg.ErrorBarItem(pen=theme.pen(theme.TEXT, 1.2), beam=0.2)
+        self.addItem(self.bars)
+        self.addItem(self.errors)
+        self.setXRange(0, 1, padding=0.02)
+        self.getPlotItem().invertY(True)
+
+    def _index(self, category: str) -> int:
+        if category not in self.categories:
+            self.categories.append(category)
+            self.getPlotItem().getAxis("left").setTicks([list(enumerate(self.categories))])
+        return self.categories.index(category)
+
+    def on_sample(self, series: str, x: float, y: float) -> None:
+        if series.startswith("acceptance:"):
+            row = self._index(series.split(":", 1)[1])
+            jitter = ((int(x) * 37) % 7 - 3) * 0.05  # spread repeated dots without randomness
+            self.append("dots", y, row + jitter)
+
+    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+        per = evidence.get("per_category")
+        if not isinstance(per, Mapping):
+            return
+        rows = [(str(cat), v) for cat, v in per.items() if isinstance(v, Mapping) and num(v.get("rate")) is not None]
+        for cat, _ in rows:
+            self._index(cat)
+        ys = np.array([self.categories.index(c) for c, _ in rows], dtype=float)
+        rates = np.array([num(v.get("rate")) for _, v in rows], dtype=float)
+        low = np.array([num(v.get("ci_low")) if num(v.get("ci_low")) is not None else r
+                        for (_, v), r in zip(rows, rates, strict=True)], dtype=float)
+        high = np.array([num(v.get("ci_high")) if num(v.get("ci_high")) is not None else r
+                         for (_, v), r in zip(rows, rates, strict=True)], dtype=float)
+        self.bars.setOpts(x0=np.zeros_like(rates), y=ys, width=rates, height=0.6)
+        self.errors.setData(x=rates, y=ys, left=rates - low, right=high - rates)
+        self.rings["dots"].clear()
+        overall = num(evidence.get("rate"))
+        if overall is not None:
+            self.set_suffix(f"α = {overall:.0%}")
+
+    def reset(self) -> None:
+        self.categories.clear()
+        self.bars.setOpts(x0=[], y=[], width=[])
+        self.errors.setData(x=np.array([]), y=np.array([]))
+        self.getPlotItem().getAxis("left").setTicks(None)
+        super().reset()
+
+
+class PositionChart(LiveChart):
+    """Fraction of drafts whose token at position i was accepted (from `/metrics` deltas), at step end."""
+
+    steps = ("acceptance",)
+
+    def __init__(self) -> None:
+        super().__init__("chart.positions", "axis.position", "axis.rate")
+        self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=theme.GREEN, pen=None)
+        self.addItem(self.bars)
+        self.setYRange(0, 1, padding=0.02)
+
+    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+        rates = [num(v) for v in evidence.get("per_position") or []]
+        kept = [(i + 1, r) for i, r in enumerate(rates) if r is not None]
+        if kept:
+            self.bars.setOpts(x=[i for i, _ in kept], height=[r for _, r in kept], width=0.7)
+            self.setXRange(0.4, len(kept) + 0.6, padding=0)
+        mean_length = num(evidence.get("mean_length"))
+        if mean_length is not None:
+            self.set_suffix(f"τ = {mean_length:.2f}")
+
+    def reset(self) -> None:
+        self.bars.setOpts(x=[], height=[])
+        super().reset()

@@ -1,0 +1,115 @@
+"""LiveChart: a pyqtgraph plot whose series live in numpy rings and are redrawn only by `refresh()`.
+
+Events append to rings (cheap); a QTimer calls `refresh()` at 10–30 Hz, which pushes dirty series with
+`setData`. Redrawing per event would let a burst of samples starve the GUI thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pyqtgraph as pg
+from PySide6.QtWidgets import QWidget
+
+from ui import theme
+from ui.ring import Ring
+from ui.strings import tr
+
+
+class LiveChart(pg.PlotWidget):
+    """One chart: title, axis labels and legend from string keys; named series backed by rings."""
+
+    steps: tuple[str, ...] = ()
+
+    def __init__(self, title_key: str, x_key: str, y_key: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._keys = (title_key, x_key, y_key)
+        self.rings: dict[str, Ring] = {}
+        self.items: dict[str, pg.PlotDataItem] = {}
+        self._labels: dict[str, str] = {}
+        self._suffix = ""
+        item = self.getPlotItem()
+        item.showGrid(x=True, y=True, alpha=0.15)
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        self.setMouseEnabled(x=False, y=False)
+        self.legend = item.addLegend(offset=(-6, 6), labelTextSize="8pt", labelTextColor=theme.TEXT)
+        self.setMinimumSize(220, 170)
+        self.retranslate()
+
+    def add_series(self, key: str, label_key: str, colour: str, *, symbol: str | None = None,
+                   line: bool = True, dashed: bool = False, width: float = 2.0) -> pg.PlotDataItem:
+        """A named series; points only (`line=False`) for scatter, dashed for predictions and limits."""
+        item = self.plot([], [], pen=theme.pen(colour, width, dashed) if line else None,
+                         symbol=symbol, symbolSize=6, symbolBrush=colour, symbolPen=None, connect="finite")
+        item.setDownsampling(auto=True, method="peak")
+        item.setClipToView(True)
+        self.rings[key], self.items[key], self._labels[key] = Ring(), item, label_key
+        self._rebuild_legend()
+        return item
+
+    def append(self, key: str, x: float, y: float) -> None:
+        """Queue a point; it appears at the next `refresh()`."""
+        self.rings[key].append(x, y)
+
+    def set_points(self, key: str, xs: list[float], ys: list[float]) -> None:
+        """Replace a series (used when a step ends and its evidence is the final word)."""
+        ring = self.rings[key]
+        ring.clear()
+        for x, y in zip(xs, ys, strict=True):
+            ring.append(x, y)
+
+    def refresh(self) -> int:
+        """Push dirty series to the plot; returns how many were redrawn."""
+        count = 0
+        for key, ring in self.rings.items():
+            if ring.dirty:
+                x, y = ring.arrays()
+                self.items[key].setData(x, y)
+                ring.dirty = False
+                count += 1
+        return count
+
+    def reset(self) -> None:
+        """Forget all data (a new check starts)."""
+        for ring in self.rings.values():
+            ring.clear()
+        self._suffix = ""
+        self.retranslate()
+
+    def set_suffix(self, text: str) -> None:
+        """A short result after the title, e.g. 'MBU 61%'."""
+        self._suffix = text
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Re-read title, axis labels and legend in the current language."""
+        title_key, x_key, y_key = self._keys
+        title = tr(title_key) + (f"  ·  {self._suffix}" if self._suffix else "")
+        item = self.getPlotItem()
+        item.setTitle(title, size="10pt", color=theme.TEXT)
+        item.setLabel("bottom", tr(x_key), color=theme.MUTED, **{"font-size": "8pt"})
+        item.setLabel("left", tr(y_key), color=theme.MUTED, **{"font-size": "8pt"})
+        self._rebuild_legend()
+
+    def _rebuild_legend(self) -> None:
+        self.legend.clear()
+        for key, item in self.items.items():
+            if self._labels.get(key):
+                self.legend.addItem(item, tr(self._labels[key]))
+
+    # Subclasses route events; the defaults ignore them.
+    def on_sample(self, series: str, x: float, y: float) -> None:
+        """A live point of one of this chart's steps."""
+
+    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+        """The step ended: draw the final state from its evidence (also used to replay saved runs)."""
+
+
+def num(value: Any) -> float | None:
+    """A finite float or None (evidence may hold None, strings or NaN)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    f = float(value)
+    return f if f == f and abs(f) != float("inf") else None

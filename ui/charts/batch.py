@@ -1,0 +1,54 @@
+"""Concurrency: aggregate tok/s with speculation on vs off; the crossover is where on stops winning."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pyqtgraph as pg
+
+from ui import theme
+from ui.charts.base import LiveChart, num
+from ui.strings import tr
+
+
+class BatchChart(LiveChart):
+    """Off (blue) and on (orange) throughput by concurrency, with a vertical crossover marker."""
+
+    steps = ("batch",)
+
+    def __init__(self) -> None:
+        super().__init__("chart.batch", "axis.concurrency", "axis.tok_s")
+        self.add_series("off", "series.off", theme.BLUE, symbol="o")
+        self.add_series("on", "series.on", theme.ORANGE, symbol="s")
+        self.crossover = pg.InfiniteLine(angle=90, pen=theme.pen(theme.VERMILLION, 1.2, dashed=True),
+                                         labelOpts={"position": 0.9, "color": theme.VERMILLION})
+        self.crossover.setVisible(False)
+        self.addItem(self.crossover)
+
+    def on_sample(self, series: str, x: float, y: float) -> None:
+        if series in ("off_tok_s", "on_tok_s"):
+            self.append(series.split("_", 1)[0], x, y)
+        elif series == "speedup" and y < 1.0 and not self.crossover.isVisible():
+            self._mark(x)
+
+    def _mark(self, c: float) -> None:
+        self.crossover.setValue(c)
+        self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
+        self.crossover.setVisible(True)
+
+    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+        levels = [lv for lv in evidence.get("levels") or [] if isinstance(lv, Mapping)]
+        for key in ("off", "on"):
+            vals = [(num(lv.get("concurrency")), num(lv.get(f"{key}_tok_s"))) for lv in levels]
+            kept = [(c, v) for c, v in vals if c is not None and v is not None]
+            if kept:
+                self.set_points(key, [c for c, _ in kept], [v for _, v in kept])
+        crossover = num(evidence.get("crossover_concurrency"))
+        if crossover is not None:
+            self._mark(crossover)
+            self.set_suffix(f"c* = {crossover:g}")
+
+    def reset(self) -> None:
+        self.crossover.setVisible(False)
+        super().reset()

@@ -1,0 +1,50 @@
+"""Baseline: decode tok/s per request against the roofline (the bandwidth limit for this model)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ui import theme
+from ui.charts.base import LiveChart, num
+
+
+class DecodeChart(LiveChart):
+    """Spec-off decode speed; the dashed line is bytes-per-token ÷ peak bandwidth."""
+
+    steps = ("baseline",)
+
+    def __init__(self) -> None:
+        super().__init__("chart.decode", "axis.request", "axis.tok_s")
+        self.add_series("decode", "series.decode", theme.BLUE, symbol="o")
+        self.add_series("roofline", "series.roofline", theme.GREY, dashed=True, width=1.5)
+        self.roofline: float | None = None
+
+    def on_sample(self, series: str, x: float, y: float) -> None:
+        if series == "decode_tok_s":
+            self.append("decode", x + 1, y)
+        elif series == "roofline_tok_s":
+            self.roofline = y
+        self._span_roofline()
+
+    def _span_roofline(self) -> None:
+        # Drawn as a two-point series (not an InfiniteLine) so auto-range keeps the limit in view.
+        if self.roofline is None:
+            return
+        n = max(len(self.rings["decode"]), 1)
+        self.set_points("roofline", [0.5, n + 0.5], [self.roofline, self.roofline])
+
+    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+        samples = [s for s in evidence.get("samples") or [] if isinstance(s, Mapping)]
+        speeds = [num(s.get("tok_s")) for s in samples]
+        points = [(float(i + 1), v) for i, v in enumerate(speeds) if v is not None]
+        if points:
+            self.set_points("decode", [p[0] for p in points], [p[1] for p in points])
+        roof = num(evidence.get("roofline_tok_s"))
+        if roof is not None:
+            self.roofline = roof
+        self._span_roofline()
+        mbu = num(evidence.get("mbu"))
+        if mbu is not None:
+            bottleneck = evidence.get("bottleneck")
+            self.set_suffix(f"MBU {mbu:.0%}" + (f" · {bottleneck}" if bottleneck else ""))

@@ -1,0 +1,94 @@
+"""The grid of step charts plus telemetry: routes session events to charts and redraws them on a timer."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from advisor.events import Event, Sample, StepDone
+from ui.charts.ab import ABChart
+from ui.charts.acceptance import CategoryChart, PositionChart
+from ui.charts.base import LiveChart
+from ui.charts.batch import BatchChart
+from ui.charts.canary import CanaryChart
+from ui.charts.decode import DecodeChart
+from ui.charts.telemetry import TelemetryChart
+from ui.charts.verify import VerifyChart
+
+REDRAW_HZ = 15  # fast enough to look live, slow enough that a 2-core machine keeps measuring undisturbed
+
+
+class ChartPanel(QWidget):
+    """Eight charts in a 4×2 grid; `handle(event)` is cheap, `redraw()` runs from a QTimer."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.decode, self.categories, self.positions = DecodeChart(), CategoryChart(), PositionChart()
+        self.canary, self.verify, self.batch = CanaryChart(), VerifyChart(), BatchChart()
+        self.ab, self.telemetry = ABChart(), TelemetryChart()
+        self.charts: list[LiveChart] = [self.decode, self.categories, self.positions, self.canary,
+                                        self.verify, self.batch, self.ab, self.telemetry]
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(8)
+        for i, chart in enumerate(self.charts):
+            grid.addWidget(chart, i // 4, i % 4)
+        self.timer = QTimer(self)
+        self.timer.setInterval(1000 // REDRAW_HZ)
+        self.timer.timeout.connect(self.redraw)
+
+    def chart_for(self, step: str) -> list[LiveChart]:
+        """The charts that show `step`."""
+        return [c for c in self.charts if step in c.steps]
+
+    def handle(self, event: Event) -> None:
+        """Append a Sample to its chart's ring, or draw a finished step's final state."""
+        if isinstance(event, Sample):
+            for chart in self.chart_for(event.step):
+                chart.on_sample(event.series, event.x, event.y)
+        elif isinstance(event, StepDone):
+            self.show_evidence(event.step, event.evidence)
+
+    def show_evidence(self, step: str, evidence: Mapping[str, Any]) -> None:
+        """Draw one step's evidence (a finished step, or a saved run being replayed)."""
+        for chart in self.chart_for(step):
+            chart.on_done(step, evidence)
+
+    def replay(self, evidence: Mapping[str, Any]) -> None:
+        """Fill every chart from a saved evidence.json."""
+        self.reset()
+        steps = evidence.get("steps")
+        for step, record in (steps.items() if isinstance(steps, Mapping) else []):
+            if isinstance(record, Mapping) and isinstance(record.get("evidence"), Mapping):
+                self.show_evidence(str(step), record["evidence"])
+        self.redraw()
+
+    def start(self, ab_looks: list[int]) -> None:
+        """A check begins: clear, start telemetry and the redraw timer."""
+        self.reset()
+        self.ab.set_looks(ab_looks)
+        self.telemetry.start()
+        self.timer.start()
+
+    def stop(self) -> None:
+        """The check ended: one last redraw, then stop the timer and the sampler."""
+        self.redraw()
+        self.timer.stop()
+        self.telemetry.stop()
+
+    def redraw(self) -> int:
+        """Push dirty series to every chart; returns how many series were redrawn."""
+        return sum(chart.refresh() for chart in self.charts)
+
+    def reset(self) -> None:
+        """Clear every chart."""
+        for chart in self.charts:
+            chart.reset()
+
+    def retranslate(self) -> None:
+        """Re-label every chart."""
+        for chart in self.charts:
+            chart.retranslate()

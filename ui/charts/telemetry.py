@@ -1,0 +1,74 @@
+"""GPU telemetry under the step charts: utilisation and memory-busy duty cycle from `GpuSampler` (10 Hz).
+
+The sampler keeps its own thread; this chart only reads new samples on the redraw timer.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pyqtgraph as pg
+
+from probes.gpu_sampler import GpuSampler
+from ui import theme
+from ui.charts.base import LiveChart
+from ui.strings import tr
+
+
+class TelemetryChart(LiveChart):
+    """Starts the sampler while a check runs; without NVML it shows why there is nothing to draw."""
+
+    def __init__(self) -> None:
+        super().__init__("chart.telemetry", "axis.time", "axis.pct")
+        self.add_series("util", "series.util", theme.BLUE)
+        self.add_series("mem", "series.membusy", theme.ORANGE)
+        self.setYRange(0, 100, padding=0.02)
+        self.note = pg.TextItem("", color=theme.MUTED, anchor=(0.5, 0.5))
+        self.addItem(self.note)
+        self.sampler: GpuSampler | None = None
+        self._t0 = time.monotonic()
+        self._last_t = -1.0
+
+    def start(self) -> None:
+        """Begin sampling (no-op without a GPU, but then the note says so)."""
+        self.stop()
+        self._t0, self._last_t = time.monotonic(), -1.0
+        self.sampler = GpuSampler(interval_s=0.1).start()
+        self._update_note()
+
+    def stop(self) -> None:
+        """Stop sampling; the drawn curve stays."""
+        if self.sampler is not None:
+            self.sampler.stop()
+            self.sampler = None
+
+    @property
+    def available(self) -> bool:
+        """True while a sampler is running on a real GPU."""
+        return self.sampler is not None and self.sampler.available is None
+
+    def _update_note(self) -> None:
+        none = self.sampler is not None and self.sampler.available is not None
+        self.note.setText(tr("run.telemetry_none") if none else "")
+        self.note.setPos(0.5, 50)
+        self.setXRange(0, 1, padding=0) if none else None
+
+    def refresh(self) -> int:
+        if self.sampler is not None and self.sampler.available is None:
+            fresh = []
+            for s in reversed(self.sampler.samples()):  # newest first: stop at the first one already drawn
+                if s.t_s <= self._last_t:
+                    break
+                if s.index == 0:
+                    fresh.append(s)
+            for s in reversed(fresh):
+                self._last_t = s.t_s
+                t = s.t_s - self._t0
+                self.append("util", t, float(s.util_gpu_pct) if s.util_gpu_pct is not None else float("nan"))
+                self.append("mem", t, float(s.util_memory_pct) if s.util_memory_pct is not None else float("nan"))
+        return super().refresh()
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        if hasattr(self, "note"):
+            self._update_note()

@@ -1,0 +1,46 @@
+"""Export a run through the report module: one canonical report, rendered to HTML, Markdown or JSON and
+written atomically (a crash mid-write never leaves half a file)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from advisor.atomic import write_atomic
+from advisor.report.model import build_report
+from advisor.report.render_html import render_html
+from advisor.report.render_json import render_json
+from advisor.report.render_markdown import render_markdown
+
+Format = Literal["html", "md", "json"]
+SUFFIX: dict[Format, str] = {"html": ".html", "md": ".md", "json": ".json"}
+
+
+def facts_for(evidence: Mapping[str, Any], verdict: Mapping[str, Any]) -> dict[str, Any]:
+    """The facts the verdict was made from: the verdict's own copy, else re-derived from the evidence."""
+    saved = verdict.get("facts")
+    if isinstance(saved, Mapping):
+        return dict(saved)
+    from advisor.facts import facts_from_evidence
+
+    return dict(facts_from_evidence(evidence))
+
+
+def make_report(evidence: Mapping[str, Any], verdict: Mapping[str, Any], run_id: str | None = None) -> dict[str, Any]:
+    """The canonical report dict that the verdict view and every export share."""
+    return build_report(evidence, facts_for(evidence, verdict), verdict, run_id=run_id)
+
+
+def render(report: Mapping[str, Any], fmt: Format, lang: str) -> str:
+    """The report as text in `fmt` (JSON is language-neutral)."""
+    if fmt == "html":
+        return render_html(report, lang)
+    if fmt == "md":
+        return render_markdown(report, lang)
+    return render_json(report)
+
+
+def export(report: Mapping[str, Any], fmt: Format, lang: str, path: Path) -> Path:
+    """Write the report to `path` atomically; OSError propagates for the caller to show."""
+    return write_atomic(path, render(report, fmt, lang))

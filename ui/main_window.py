@@ -1,0 +1,195 @@
+"""The main window: a top bar (views + language) over four views, wired to one CheckController."""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QPushButton,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from advisor.config import CheckConfig
+from advisor.events import SessionDone
+from advisor.session import Session
+from ui import settings
+from ui.controller import CheckController
+from ui.export import make_report
+from ui.history_view import HistoryView
+from ui.run_folder import RunData, RunFolderError, load_run
+from ui.run_view import RunView
+from ui.start_view import StartView
+from ui.strings import language, set_language, tr
+from ui.verdict_view import VerdictView
+
+log = logging.getLogger(__name__)
+VIEWS = ("start", "run", "verdict", "history")
+
+
+class MainWindow(QMainWindow):
+    """Start → Measurements → Verdict, plus History; the language can be switched at any time."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.controller = CheckController(self)
+        self.start_view, self.run_view = StartView(), RunView()
+        self.verdict_view, self.history_view = VerdictView(), HistoryView()
+        self.stack = QStackedWidget()
+        for view in (self.start_view, self.run_view, self.verdict_view, self.history_view):
+            self.stack.addWidget(view)
+        self.nav: dict[str, QPushButton] = {}
+        self.lang = QComboBox()
+        self.lang.addItem("English", "en")
+        self.lang.addItem("中文", "zh")
+        self.lang.setCurrentIndex(1 if language() == "zh" else 0)
+        self.lang.currentIndexChanged.connect(lambda _: self.set_language(str(self.lang.currentData())))
+        self.app_title = QLabel()
+        self.app_title.setStyleSheet("font-weight: 700; font-size: 12pt;")
+        self._build()
+        self._wire()
+        self.current_run: RunData | None = None
+        self.retranslate()
+        self.show_view("start")
+        self.nav["verdict"].setEnabled(False)
+
+    def _build(self) -> None:
+        bar = QHBoxLayout()
+        bar.setContentsMargins(16, 6, 16, 0)
+        bar.addWidget(self.app_title)
+        bar.addSpacing(24)
+        group = QButtonGroup(self)
+        for name in VIEWS:
+            button = QPushButton()
+            button.setObjectName("nav")
+            button.setCheckable(True)
+            button.clicked.connect(lambda _=False, n=name: self.show_view(n))
+            group.addButton(button)
+            bar.addWidget(button)
+            self.nav[name] = button
+        bar.addStretch(1)
+        self.lang_label = QLabel()
+        self.lang_label.setObjectName("muted")
+        bar.addWidget(self.lang_label)
+        bar.addWidget(self.lang)
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.stack, 1)
+        self.setCentralWidget(body)
+
+    def _wire(self) -> None:
+        c = self.controller
+        self.start_view.start_requested.connect(self.start_check)
+        c.started.connect(self._started)
+        c.received.connect(self.run_view.handle)
+        c.finished.connect(self._finished)
+        self.run_view.cancel_requested.connect(c.cancel)
+        self.run_view.show_verdict.connect(lambda: self.show_view("verdict"))
+        self.run_view.new_check.connect(lambda: self.show_view("start"))
+        self.history_view.open_run.connect(self.open_run)
+
+    # — the check —
+    def start_check(self, config: CheckConfig) -> None:
+        """Start a check (the button); a second press while running is ignored."""
+        if self.controller.running:
+            return
+        self.controller.start(config)
+
+    def _started(self, session: Session) -> None:
+        self.start_view.set_running(True)
+        self.run_view.begin(session)
+        self.show_view("run")
+
+    def _finished(self, done: SessionDone) -> None:
+        self.start_view.set_running(False)
+        self.run_view.end(done)
+        session = self.controller.session
+        if done.status == "failed":
+            self.start_view.show_error(tr("run.failed", message=done.message or "?"))
+        if done.verdict is not None and session is not None:
+            self._show_verdict(RunData(session.run_dir, dict(session.evidence), dict(done.verdict)))
+            if done.status == "complete":
+                self.show_view("verdict")
+        self.history_view.refresh()
+
+    # — saved runs —
+    def open_path(self, path: str) -> bool:
+        """Open a run folder (``--open``); problems are shown in the window, never raised."""
+        try:
+            run = load_run(path)
+        except RunFolderError as exc:
+            self.start_view.show_error(tr("error.open_run", path=path, error=str(exc)))
+            return False
+        self.open_run(run)
+        return True
+
+    def open_run(self, run: RunData) -> None:
+        """Show a saved run: its verdict and its charts."""
+        self.run_view.replay(run.evidence)
+        self._show_verdict(run)
+        self.show_view("verdict" if run.verdict is not None else "run")
+
+    def _show_verdict(self, run: RunData) -> None:
+        self.current_run = run
+        if run.verdict is None:
+            return
+        try:
+            report = make_report(run.evidence, run.verdict, run_id=run.run_dir.name)
+        except Exception as exc:  # a damaged run must not take the window down; say what broke
+            log.exception("cannot build the report")
+            self.start_view.show_error(tr("error.open_run", path=str(run.run_dir), error=str(exc)))
+            return
+        self.verdict_view.show_run(run, report)
+        self.nav["verdict"].setEnabled(True)
+
+    # — navigation, language, shutdown —
+    def show_view(self, name: str) -> None:
+        """Switch to one of VIEWS."""
+        if name == "history":
+            self.history_view.refresh()
+        self.stack.setCurrentIndex(VIEWS.index(name))
+        self.nav[name].setChecked(True)
+
+    def current_view(self) -> str:
+        """The name of the visible view."""
+        return VIEWS[self.stack.currentIndex()]
+
+    def set_language(self, lang: str) -> None:
+        """Switch every label to `lang` and remember the choice."""
+        set_language(lang)
+        settings.save_language(lang)
+        self.lang.blockSignals(True)
+        self.lang.setCurrentIndex(1 if lang == "zh" else 0)
+        self.lang.blockSignals(False)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Re-read every label in the current language."""
+        self.setWindowTitle(tr("app.title"))
+        self.app_title.setText(tr("app.title"))
+        self.lang_label.setText(tr("nav.language"))
+        for name, button in self.nav.items():
+            button.setText(tr(f"nav.{name}"))
+        for view in (self.start_view, self.run_view, self.verdict_view, self.history_view):
+            view.retranslate()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Stop a running check (its servers are stopped by the session) before the window goes."""
+        self.controller.cancel()
+        self.controller.wait(30_000)
+        self.start_view.shutdown()
+        self.run_view.charts.stop()
+        super().closeEvent(event)
+
+    def busy(self) -> bool:
+        """True while probes are still running (screenshots wait for them)."""
+        return self.start_view.jobs.pending > 0

@@ -1,0 +1,147 @@
+"""Run view: the step list, warnings and Cancel on the left; the live charts on the right."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtCore import QTimer, Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
+
+from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.session import Session
+from advisor.steps.ab import policy_for
+from ui.charts.panel import ChartPanel
+from ui.step_list import StepList
+from ui.strings import tr
+
+
+class RunView(QWidget):
+    """Shows one check as it runs (or a saved one replayed)."""
+
+    cancel_requested = Signal()
+    show_verdict = Signal()
+    new_check = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.charts = ChartPanel()
+        self.steps = StepList()
+        self.title = QLabel()
+        self.title.setObjectName("h2")
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.warnings = QListWidget()
+        self.warnings.setWordWrap(True)
+        self.warnings.setMaximumHeight(150)
+        self.cancel_button = QPushButton()
+        self.cancel_button.clicked.connect(self._cancel)
+        self.verdict_button = QPushButton()
+        self.verdict_button.clicked.connect(self.show_verdict)
+        self.new_button = QPushButton()
+        self.new_button.clicked.connect(self.new_check)
+        left = QVBoxLayout()
+        for widget in (self.title, self.steps, self.status):
+            left.addWidget(widget)
+        left.addWidget(self.warnings)
+        left.addStretch(1)
+        for button in (self.cancel_button, self.verdict_button, self.new_button):
+            left.addWidget(button)
+        side = QWidget()
+        side.setLayout(left)
+        side.setFixedWidth(300)
+        layout = QHBoxLayout(self)
+        layout.addWidget(side)
+        layout.addWidget(self.charts, 1)
+        self.clock = QTimer(self)
+        self.clock.setInterval(1000)
+        self.clock.timeout.connect(self.steps.tick)
+        self.running = False
+        self._status_text: tuple[str, dict[str, Any]] | None = None
+        self.retranslate()
+        self._set_buttons(running=False, has_verdict=False)
+
+    def begin(self, session: Session) -> None:
+        """A check starts: reset the list and charts, enable Cancel."""
+        config = session.config
+        self.steps.set_steps(["preflight", *config.steps])
+        self.warnings.clear()
+        self.charts.start(list(policy_for(config.budget.ab_max_pairs).looks))
+        self._set_status("run.starting")
+        self.running = True
+        self.clock.start()
+        self._set_buttons(running=True, has_verdict=False)
+
+    def handle(self, event: Event) -> None:
+        """Route one session event (called on the GUI thread by the bridge)."""
+        if isinstance(event, StepStarted):
+            self._set_status(None)
+            self.steps.start(event.step)
+        elif isinstance(event, Progress):
+            self.steps.progress(event.step, event.done, event.total, event.message)
+        elif isinstance(event, QualityWarning):
+            self.warnings.addItem(f"⚠ {event.message}")
+        elif isinstance(event, StepDone):
+            self.steps.finish(event.step, event.status, event.elapsed_s, event.reason)
+        self.charts.handle(event)
+
+    def end(self, done: SessionDone) -> None:
+        """The check ended: final redraw, close the list, say how it ended."""
+        self.running = False
+        self.clock.stop()
+        self.charts.stop()
+        self.steps.close_out()
+        if done.status == "complete":
+            self._set_status("run.done")
+        elif done.status == "aborted":
+            self._set_status("run.aborted", path=done.run_dir)
+        else:
+            self._set_status("run.failed", message=done.message or "?", error=True)
+        self._set_buttons(running=False, has_verdict=done.verdict is not None)
+
+    def replay(self, evidence: Mapping[str, Any]) -> None:
+        """Show a saved run: step states from evidence, charts from each step's evidence."""
+        steps = evidence.get("steps") if isinstance(evidence.get("steps"), Mapping) else {}
+        assert isinstance(steps, Mapping)
+        self.steps.set_steps([str(s) for s in steps])
+        for step, record in steps.items():
+            if isinstance(record, Mapping):
+                self.steps.finish(str(step), str(record.get("status") or "done"),
+                                  float(record.get("elapsed_s") or 0.0), record.get("reason"))
+        self.warnings.clear()
+        for record in steps.values():
+            for w in (record.get("warnings") or []) if isinstance(record, Mapping) else []:
+                if isinstance(w, Mapping):
+                    self.warnings.addItem(f"⚠ {w.get('message', '')}")
+        self.charts.replay(evidence)
+        self._set_status(None)
+        self._set_buttons(running=False, has_verdict=True)
+
+    def _cancel(self) -> None:
+        self.cancel_button.setEnabled(False)
+        self._set_status("run.cancelling")
+        self.cancel_requested.emit()
+
+    def _set_buttons(self, *, running: bool, has_verdict: bool) -> None:
+        self.cancel_button.setEnabled(running)
+        self.cancel_button.setVisible(running)
+        self.verdict_button.setVisible(not running and has_verdict)
+        self.new_button.setVisible(not running)
+
+    def _set_status(self, key: str | None, error: bool = False, **values: Any) -> None:
+        self._status_text = (key, values) if key else None
+        self.status.setObjectName("error" if error else "muted")
+        self.status.setStyleSheet("")  # re-polish for the new object name
+        self.status.setText(tr(key, **values) if key else "")
+
+    def retranslate(self) -> None:
+        """Re-read every label in the current language."""
+        self.title.setText(tr("run.title"))
+        self.cancel_button.setText(tr("run.cancel"))
+        self.verdict_button.setText(tr("run.show_verdict"))
+        self.new_button.setText(tr("run.new_check"))
+        if self._status_text is not None:
+            key, values = self._status_text
+            self.status.setText(tr(key, **values))
+        self.steps.refresh()
+        self.charts.retranslate()

@@ -1,0 +1,85 @@
+"""The decision trace as an expandable tree: rule → condition rows (branch · fact, op, expected, actual, result)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
+
+from ui import theme
+from ui.strings import tr
+
+_RESULT_COLOUR = {True: "#1a7f37", False: theme.MUTED, None: "#8a5a00"}
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def matched_branch(rows: Sequence[Mapping[str, Any]]) -> str | None:
+    """The first branch of a rule whose every condition passed (rows are in evaluation order)."""
+    order: list[str] = []
+    ok: dict[str, bool] = {}
+    for row in rows:
+        branch = str(row.get("branch") or "")
+        if branch not in ok:
+            order.append(branch)
+            ok[branch] = True
+        ok[branch] = ok[branch] and row.get("passed") is True
+    return next((b for b in order if ok[b]), None)
+
+
+class TraceView(QTreeWidget):
+    """Rules collapsed by default; expand one to see each condition against the measured value."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(5)
+        self.setRootIsDecorated(True)
+        self.setAlternatingRowColors(False)
+        self.setUniformRowHeights(True)
+        header = self.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for col in range(1, 5):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self._rows: list[Mapping[str, Any]] = []
+        self.retranslate()
+
+    def set_trace(self, trace: Sequence[Mapping[str, Any]]) -> None:
+        """Show `trace` (verdict['trace'])."""
+        self._rows = list(trace)
+        self.clear()
+        by_rule: dict[str, list[Mapping[str, Any]]] = {}
+        for row in self._rows:
+            by_rule.setdefault(str(row.get("rule") or "?"), []).append(row)
+        for rule, rows in by_rule.items():
+            branch = matched_branch(rows)
+            top = QTreeWidgetItem([rule, "", "", "", f"→ {branch}" if branch else ""])
+            font = top.font(0)
+            font.setBold(True)
+            top.setFont(0, font)
+            for row in rows:
+                passed = row.get("passed")
+                word = tr("trace.pass") if passed is True else tr("trace.fail") if passed is False else tr(
+                    "trace.unknown")
+                child = QTreeWidgetItem([f"{row.get('branch')} · {row.get('fact')}", str(row.get("op") or ""),
+                                         _show(row.get("expected")), _show(row.get("actual")), word])
+                colour = _RESULT_COLOUR[passed if isinstance(passed, bool) else None]
+                child.setForeground(4, QBrush(QColor(colour)))
+                top.addChild(child)
+            self.addTopLevelItem(top)
+
+    def retranslate(self) -> None:
+        """Column titles and pass/fail words in the current language."""
+        self.setHeaderLabels([tr("trace.rule"), tr("trace.op"), tr("trace.expected"), tr("trace.actual"),
+                              tr("trace.result")])
+        if self._rows:
+            self.set_trace(self._rows)

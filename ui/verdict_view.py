@@ -1,0 +1,149 @@
+"""Verdict view: the answer in large type (word + glyph + colour), the expected speedup, the flags to copy,
+why (reasons and the full rule trace), warnings, alternatives, and export. Everything shown comes from the
+canonical report (advisor.report), so the window and the exported files always say the same thing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from ui import theme
+from ui.export_bar import ExportBar
+from ui.run_folder import RunData
+from ui.strings import tr
+from ui.trace_view import TraceView
+from ui.widgets import FlagsBox, Section
+
+
+def speedup_text(headline: Mapping[str, Any]) -> str:
+    """The headline speedup line (measured with CI, predicted, prior, or none)."""
+    s = headline.get("speedup")
+    if s is None:
+        return tr("verdict.no_speedup")
+    shown = f"{s:.2f}×"
+    source = headline.get("source")
+    low, high = headline.get("ci_low"), headline.get("ci_high")
+    if source == "measured" and low is not None and high is not None:
+        n = headline.get("n_prompts")
+        return tr("verdict.speedup_ci", s=shown, lo=f"{low:.2f}×", hi=f"{high:.2f}×",
+                  n=int(n) if n is not None else "?")
+    if source == "predicted":
+        return tr("verdict.predicted", s=shown)
+    if source == "prior":
+        return tr("verdict.prior", s=shown)
+    return tr("verdict.speedup", s=shown)
+
+
+class VerdictView(QScrollArea):
+    """Call `show_run(run, report)`; the report is `ui.export.make_report(...)`."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        body = QWidget()
+        self.setWidget(body)
+        self.banner = QFrame()
+        self.word = QLabel()
+        self.glyph = QLabel()
+        self.sentence = QLabel()
+        self.speedup = QLabel()
+        self.notes = QLabel()
+        self.notes.setObjectName("demo")
+        self.notes.setWordWrap(True)
+        self.because = Section("verdict.because")
+        self.warnings = Section("verdict.warnings")
+        self.alternatives = Section("verdict.alternatives")
+        self.missing = Section("verdict.missing")
+        self.flags = FlagsBox()
+        self.exports = ExportBar()
+        self.trace_title = QLabel()
+        self.trace_title.setObjectName("h2")
+        self.trace = TraceView()
+        self.trace.setMinimumHeight(220)
+        self._build(body)
+        self.run: RunData | None = None
+        self.report: Mapping[str, Any] | None = None
+        self.retranslate()
+
+    def _build(self, body: QWidget) -> None:
+        words = QVBoxLayout()
+        words.setSpacing(2)
+        for label in (self.word, self.sentence, self.speedup):
+            words.addWidget(label)
+        row = QHBoxLayout(self.banner)
+        row.setContentsMargins(24, 16, 24, 16)
+        row.addWidget(self.glyph)
+        row.addSpacing(12)
+        row.addLayout(words, 1)
+        left = QVBoxLayout()
+        for section in (self.because, self.warnings, self.alternatives, self.missing):
+            left.addWidget(section)
+        left.addStretch(1)
+        right = QVBoxLayout()
+        right.addWidget(self.flags)
+        right.addWidget(self.exports)
+        right.addStretch(1)
+        columns = QHBoxLayout()
+        columns.addLayout(left, 3)
+        columns.addSpacing(16)
+        columns.addLayout(right, 2)
+        layout = QVBoxLayout(body)
+        layout.setContentsMargins(24, 16, 24, 16)
+        layout.setSpacing(12)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.notes)
+        layout.addLayout(columns)
+        layout.addWidget(self.trace_title)
+        layout.addWidget(self.trace, 1)
+
+    def show_run(self, run: RunData, report: Mapping[str, Any]) -> None:
+        """Fill the view from a run and its canonical report."""
+        self.run, self.report = run, report
+        self.exports.set_report(report, run.run_dir)
+        self._fill()
+
+    def _fill(self) -> None:
+        if self.report is None or self.run is None:
+            self.word.setText(tr("verdict.none"))
+            return
+        verdict: Mapping[str, Any] = self.report.get("verdict") or {}
+        word = str(verdict.get("verdict") or "INCONCLUSIVE")
+        colour, bg = theme.VERDICT_COLOURS[word], theme.VERDICT_BG[word]
+        self.banner.setStyleSheet(f"QFrame {{ background: {bg}; border: 2px solid {colour}; border-radius: 12px; }}"
+                                  " QLabel { border: none; background: transparent; }")
+        self.glyph.setText(theme.VERDICT_GLYPH[word])
+        self.glyph.setStyleSheet(f"color: {colour}; font-size: 44pt; font-weight: 700;")
+        self.word.setText(tr(f"verdict.{word}"))
+        self.word.setStyleSheet(f"color: {colour}; font-size: 30pt; font-weight: 700;")
+        self.sentence.setText(tr(f"verdict.word_{word}"))
+        self.sentence.setStyleSheet("font-size: 14pt; font-weight: 600;")
+        self.speedup.setText(speedup_text(self.report.get("headline") or {}))
+        self.speedup.setStyleSheet("font-size: 12pt;")
+        notes = []
+        if self.run.is_demo:
+            notes.append(tr("verdict.demo"))
+        status = (self.report.get("run") or {}).get("status")
+        if status and status != "complete":
+            notes.append(tr("verdict.partial", status=tr(f"status.{status}") if status != "running" else status))
+        self.notes.setText("\n".join(notes))
+        self.notes.setVisible(bool(notes))
+        self.because.set_items(list(verdict.get("because") or []))
+        self.warnings.set_items(list(verdict.get("warnings") or []), glyph="⚠")
+        self.alternatives.set_items(list(verdict.get("alternatives") or []), glyph="→")
+        self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
+        self.flags.set_flags(list(verdict.get("flags") or []))
+        self.trace.set_trace(list(verdict.get("trace") or []))
+
+    def retranslate(self) -> None:
+        """Re-read every label in the current language."""
+        for section in (self.because, self.warnings, self.alternatives, self.missing):
+            section.retranslate()
+        self.flags.retranslate()
+        self.exports.retranslate()
+        self.trace_title.setText(tr("verdict.trace"))
+        self.trace.retranslate()
+        self._fill()
+

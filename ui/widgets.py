@@ -1,0 +1,127 @@
+"""Small shared widgets: a titled bullet list, the flags box with a Copy button, and a card frame."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+from ui.strings import tr
+
+
+class Section(QWidget):
+    """A heading and one wrapped label per item; hidden while it has no items."""
+
+    def __init__(self, title_key: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title_key = title_key
+        self.title = QLabel()
+        self.title.setObjectName("h2")
+        self.body = QVBoxLayout()
+        self.body.setSpacing(4)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 6)
+        layout.addWidget(self.title)
+        layout.addLayout(self.body)
+        self.labels: list[QLabel] = []
+        self.retranslate()
+        self.setVisible(False)
+
+    def set_items(self, items: Sequence[str], glyph: str = "•") -> None:
+        """Replace the items; an empty list hides the section."""
+        for label in self.labels:
+            label.deleteLater()
+        self.labels = []
+        for item in items:
+            label = QLabel(f"{glyph}  {item}")
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.body.addWidget(label)
+            self.labels.append(label)
+        self.setVisible(bool(items))
+
+    def retranslate(self) -> None:
+        """Heading in the current language."""
+        self.title.setText(tr(self.title_key))
+
+
+def monospace_box(text: str) -> QPlainTextEdit:
+    """A read-only monospace box sized to its text."""
+    box = QPlainTextEdit(text)
+    box.setObjectName("flags")
+    box.setReadOnly(True)
+    box.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    lines = max(1, text.count("\n") + 1)
+    box.setFixedHeight(22 + 18 * min(lines, 6))
+    return box
+
+
+class FlagsBox(QWidget):
+    """The recommended engine flags, selectable, with a Copy button and the engine's notes below."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setObjectName("h2")
+        self.copy = QPushButton()
+        self.copy.clicked.connect(self._copy)
+        head = QHBoxLayout()
+        head.addWidget(self.title, 1)
+        head.addWidget(self.copy)
+        self.text = monospace_box("")
+        self.notes = QLabel()
+        self.notes.setObjectName("muted")
+        self.notes.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(head)
+        layout.addWidget(self.text)
+        layout.addWidget(self.notes)
+        self.command = ""
+        self.retranslate()
+
+    def set_flags(self, flags: Sequence[Mapping[str, Any]]) -> None:
+        """Show the report's flags list (engine, command, steps, notes)."""
+        lines: list[str] = []
+        notes: list[str] = []
+        for flag in flags:
+            if flag.get("command"):
+                lines.append(str(flag["command"]))
+            lines.extend(str(s) for s in flag.get("steps") or [])
+            notes.extend(str(n) for n in flag.get("notes") or [])
+        self.command = "\n".join(lines)
+        self.text.setPlainText(self.command or tr("verdict.no_flags"))
+        self.text.setFixedHeight(22 + 18 * min(max(1, len(lines)), 6))
+        self.copy.setEnabled(bool(self.command))
+        self.notes.setText("\n".join(f"• {n}" for n in notes))
+        self.notes.setVisible(bool(notes))
+
+    def _copy(self) -> None:
+        QGuiApplication.clipboard().setText(self.command)
+        self.copy.setText(tr("verdict.copied"))
+        QTimer.singleShot(1500, lambda: self.copy.setText(tr("verdict.copy")))
+
+    def retranslate(self) -> None:
+        """Labels in the current language."""
+        self.title.setText(tr("verdict.flags"))
+        self.copy.setText(tr("verdict.copy"))
+        if not self.command:
+            self.text.setPlainText(tr("verdict.no_flags"))
+
+
+def card(title: QLabel, *rows: QWidget) -> QFrame:
+    """A white rounded card with a small caps title and rows below."""
+    frame = QFrame()
+    frame.setObjectName("card")
+    title.setObjectName("cardTitle")
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(14, 10, 14, 12)
+    layout.setSpacing(3)
+    layout.addWidget(title)
+    for row in rows:
+        layout.addWidget(row)
+    layout.addStretch(1)
+    return frame
