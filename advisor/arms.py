@@ -15,6 +15,7 @@ from advisor.config import CheckConfig
 from advisor.demo import demo_model_path
 from advisor.engine_runner import ManagedServer, ServerConfig
 from advisor.errors import UserError
+from advisor.first_run import first_run_hint
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter
 from probes.engines.llamacpp import LlamaCppAdapter
@@ -85,7 +86,7 @@ def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
     binary = find_llama_server(config.llama_server)
     if isinstance(binary, Unavailable):
         raise UserError(f"no llama-server found ({binary})",
-                        hint="install one (scripts/setup builds it), put it on PATH, or pass --llama-server PATH")
+                        hint=first_run_hint())  # the three first-run options; also `spec-advisor setup-help`
     model = resolve_model(config)
     if config.draft_model is not None and not config.draft_model.is_file():
         raise UserError(f"draft model file not found: {config.draft_model}")
