@@ -10,12 +10,17 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from advisor.deploy.dialect import unknown_flags
+from advisor.deploy.tgi_trtllm import tgi, trtllm
 from advisor.recommend_alternatives import alternatives
 
 __all__ = ["Recommendation", "alternatives", "recommend"]
 
 DEFAULT_DRAFT_MAX = 3  # llama.cpp --spec-draft-n-max default (engines.md §1.6)
 DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"
+# --spec-type values per flag generation (engines.md §1.6): a name outside these is never emitted
+SPEC_TYPES_OLD = frozenset({"ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod"})
+SPEC_TYPES_NEW = SPEC_TYPES_OLD | {"draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,15 +59,24 @@ def _llamacpp(facts: Mapping[str, object], method: str, n: int, notes: list[str]
     types = {t.strip() for t in _s(facts, "engine.spec_types").split(",") if t.strip()}
     family = _family(method)
     spec_type = {"ngram": method, "eagle3": "draft-eagle3", "mtp": "draft-mtp", "draft": "draft-simple"}[family]
+    if (block := method.lower().removeprefix("draft-")) in ("dflash", "dspark"):
+        spec_type = f"draft-{block}"  # DFlash/DSpark drafters have their own --spec-type, not draft-simple
     if gen == "unknown":
         notes.append("the llama-server flag dialect is unknown; run spec-advisor against it to get exact flags")
         return ()
-    if gen == "old" and family in ("eagle3", "mtp"):
+    if gen == "old" and (family in ("eagle3", "mtp") or spec_type in ("draft-dflash", "draft-dspark")):
         notes.append(f"this llama.cpp build predates {spec_type}; update llama.cpp to use it")
         return ()
     wanted = spec_type if gen == "new" or family == "ngram" else ""
+    if wanted and wanted not in (SPEC_TYPES_NEW if gen == "new" else SPEC_TYPES_OLD):
+        notes.append(f"{wanted} is not a llama.cpp --spec-type; measure one of its n-gram types (e.g. ngram-mod)")
+        return ()
     if wanted and types and wanted not in types:
         notes.append(f"this build's --spec-type does not accept {wanted}")
+        return ()
+    if wanted and gen == "old" and not types:
+        # pre-refactor builds only gained --spec-type late; without it listed in --help it may be unknown
+        notes.append("this build's --help lists no --spec-type values; check `llama-server --help` or update")
         return ()
     argv: list[str] = ["--spec-type", wanted] if wanted else []
     model = _s(facts, "spec.draft_model")
@@ -77,6 +91,10 @@ def _llamacpp(facts: Mapping[str, object], method: str, n: int, notes: list[str]
     if family == "draft" and isinstance(p_min, float):
         argv += [_s(facts, "engine.p_min_flag") or ("--spec-draft-p-min" if gen == "new" else "--draft-p-min"),
                  f"{p_min:g}"]
+    if bad := unknown_flags(argv, gen):
+        # a flag fact that contradicts the dialect (e.g. --draft-max on a new build) would crash the server
+        notes.append(f"not emitted: this llama.cpp build ({gen} flags) does not accept {', '.join(bad)}")
+        return ()
     if gen == "new" and family == "draft":
         notes.append("in current llama.cpp -md alone does not turn speculation on; keep --spec-type draft-simple")
     return tuple(argv)
@@ -133,6 +151,9 @@ def recommend(facts: Mapping[str, object]) -> Recommendation | None:
         argv = _vllm(facts, method, n)
     elif engine == "sglang":
         argv = _sglang(facts, method, n)
+    elif engine in ("tgi", "tensorrt-llm"):
+        argv, steps, extra = (tgi if engine == "tgi" else trtllm)(facts, method, n)
+        notes += extra
     elif engine in ("lmstudio", "ollama"):
         if _family(method) == "ngram":
             notes.append(f"{engine} offers draft-model speculation only; n-gram lookup is not available there")

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from advisor.decide import Verdict, decide, verdict_to_json
+from advisor.deploy import FORMATS, render_deploy
 from advisor.errors import UserError
 from advisor.facts import facts_from_evidence, load_facts_file
 
@@ -24,6 +26,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a flat JSON object of facts (any subset of the documented names)")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     parser.add_argument("--rules", type=Path, metavar="DIR", help="use this rules folder instead of the built-in")
+    deploy = parser.add_argument_group("deploy form (advisor/deploy)")
+    deploy.add_argument("--format-flags", choices=FORMATS, default="plain",
+                        help="print the flags as an LLMKube patch, docker run line, compose service or systemd "
+                             "ExecStart= (stdout then holds only that; the verdict goes to stderr)")
+    deploy.add_argument("--manifest", type=Path, metavar="FILE",
+                        help="with llmkube: your InferenceService manifest; only spec.extraArgs is changed")
+    deploy.add_argument("--model-path", metavar="PATH", help="the model file you serve (else a placeholder)")
+    deploy.add_argument("--host", help="the address llama-server listens on (default 127.0.0.1)")
+    deploy.add_argument("--port", type=int, help="the port llama-server listens on (default 8080)")
 
 
 def _read_evidence(path: Path) -> dict[str, object]:
@@ -72,8 +83,32 @@ def run(args: argparse.Namespace) -> int:
     """Load facts, decide, print; exit 0 whatever the verdict (2 for user errors via the CLI)."""
     facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
     verdict = decide(facts, rules_dir=args.rules)
+    fmt = args.format_flags
+    deploy = _deploy(args, verdict) if fmt != "plain" or args.manifest is not None else None
     if args.json:
-        print(json.dumps(verdict_to_json(verdict), indent=2, ensure_ascii=False))
+        data = verdict_to_json(verdict)
+        if deploy is not None:
+            data["deploy"] = {"format": fmt, "text": deploy}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    elif deploy is not None:
+        # stdout carries only the deployable text so it can be redirected into a file
+        print(f"Verdict: {verdict.verdict}", file=sys.stderr)
+        for line in verdict.because:
+            print(f"  because: {line}", file=sys.stderr)
+        sys.stdout.write(deploy)
     else:
         _print_text(verdict)
     return 0
+
+
+def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
+    manifest: str | None = None
+    if args.manifest is not None:
+        if args.format_flags != "llmkube":
+            raise UserError("--manifest goes with --format-flags llmkube")
+        try:
+            manifest = args.manifest.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"cannot read manifest {args.manifest}: {exc}") from exc
+    return render_deploy(verdict.flags, args.format_flags, manifest_text=manifest, model_path=args.model_path,
+                         host=args.host, port=args.port, verdict=verdict.verdict)
