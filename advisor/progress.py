@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.events import Event, Progress, QualityWarning, StepDone, StepStarted
 
 
 class ProgressPrinter:
@@ -27,8 +27,6 @@ class ProgressPrinter:
         elif isinstance(event, StepDone):
             tail = f" — {event.reason}" if event.reason else ""
             self._line(f"      {event.status} in {event.elapsed_s:.1f} s{tail}")
-        elif isinstance(event, SessionDone) and event.message:
-            self._line(f"check {event.status}: {event.message}")
 
     def _line(self, text: str) -> None:
         if self._live:
