@@ -19,7 +19,7 @@ from probes.engines.llamacpp import LlamaCppAdapter
 class _Faulty(BaseHTTPRequestHandler):
     mode = "hang"
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+    def do_POST(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if self.mode == "5xx":
             self.send_response(500)

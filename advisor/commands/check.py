@@ -109,7 +109,8 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if args.json:
-        json.dump({"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict}, sys.stdout, indent=1)
+        result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict}
+        json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print_summary(session.evidence, done, sys.stdout)
