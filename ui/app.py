@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QElapsedTimer, QTimer
 from PySide6.QtWidgets import QApplication
 
-from ui import settings, theme
+from ui import qt_compat, settings, theme
 from ui.main_window import VIEWS, MainWindow
 from ui.strings import set_language
 
@@ -22,6 +22,7 @@ def application() -> QApplication:
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
         app.setApplicationName("spec-advisor")
+    qt_compat.protect_none()
     app.setStyleSheet(theme.STYLE)
     theme.configure_pyqtgraph()
     return app

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.config import CheckConfig
+from advisor.config import ALL_STEPS, CheckConfig, StepId
 from probes.engines.discovery import Discovered
 from ui.strings import tr
 
@@ -41,6 +41,7 @@ class CheckForm(QWidget):
         self.draft_path: Path | None = None
         self.prompts_path: Path | None = None
         self.servers: list[Discovered] = []
+        self.steps: tuple[StepId, ...] = ALL_STEPS  # all in the app; tests may run fewer
         self.engine = QComboBox()
         self.engine.currentIndexChanged.connect(lambda _: self._engine_picked())
         self.browse_engine, self.scan = QPushButton(), QPushButton()
@@ -50,12 +51,14 @@ class CheckForm(QWidget):
         self.browse_model = QPushButton()
         self.browse_model.clicked.connect(self._browse_model)
         self.spec = QComboBox()
+        self.spec.setMinimumWidth(220)
         self.draft = QLabel()
         self.browse_draft, self.clear_draft = QPushButton(), QPushButton("×")
         self.browse_draft.clicked.connect(self._browse_draft)
         self.clear_draft.clicked.connect(self._clear_draft)
         self.concurrency = QSpinBox()
         self.concurrency.setRange(1, 256)
+        self.concurrency.setFixedWidth(90)
         self.prompts = QComboBox()
         self.prompts.activated.connect(self._prompts_picked)
         self.quick, self.full = QRadioButton(), QRadioButton()
@@ -68,8 +71,8 @@ class CheckForm(QWidget):
         self.form.setHorizontalSpacing(16)
         self.labels = [QLabel() for _ in range(7)]
         rows = [_row(self.engine, self.browse_engine, self.scan), _row(self.model, self.browse_model),
-                _row(self.spec), _row(self.draft, self.browse_draft, self.clear_draft), _row(self.concurrency),
-                _row(self.prompts), _row(self.quick, self.full)]
+                _row(self.spec, fill=False), _row(self.draft, self.browse_draft, self.clear_draft),
+                _row(self.concurrency, fill=False), _row(self.prompts), _row(self.quick, self.full, fill=False)]
         for label, row in zip(self.labels, rows, strict=True):
             self.form.addRow(label, row)
         self.set_spec_types([DEFAULT_SPEC])
@@ -158,10 +161,11 @@ class CheckForm(QWidget):
 
     # — result —
     def config(self) -> CheckConfig:
-        """The user's choices as a `CheckConfig` (steps: all; quick unless Full is chosen)."""
+        """The user's choices as a `CheckConfig` (quick unless Full is chosen)."""
         data = self.engine.currentData()
         binary = data[4:] if isinstance(data, str) and data.startswith("bin:") else None
-        return CheckConfig(quick=self.quick.isChecked(), engine_url=self.attached_url(), llama_server=binary,
+        return CheckConfig(quick=self.quick.isChecked(), steps=self.steps, engine_url=self.attached_url(),
+                           llama_server=binary,
                            model=None if self.attached_url() else self.model_path,
                            spec_type=self.spec.currentText() or DEFAULT_SPEC, draft_model=self.draft_path,
                            prompts_file=self.prompts_path, concurrency_expected=self.concurrency.value())
@@ -188,10 +192,13 @@ class CheckForm(QWidget):
         self._fill_engines()
 
 
-def _row(*widgets: QWidget) -> QWidget:
+def _row(*widgets: QWidget, fill: bool = True) -> QWidget:
+    # `fill`: the first widget takes the spare width; otherwise the widgets keep their size, left-aligned.
     box = QWidget()
     layout = QHBoxLayout(box)
     layout.setContentsMargins(0, 0, 0, 0)
     for i, widget in enumerate(widgets):
-        layout.addWidget(widget, 1 if i == 0 else 0)
+        layout.addWidget(widget, 1 if i == 0 and fill else 0)
+    if not fill:
+        layout.addStretch(1)
     return box

@@ -16,6 +16,10 @@ from ui import theme
 from ui.ring import Ring
 from ui.strings import tr
 
+# Qt's raster engine draws antialiased pens wider than 1 px ~40× slower; long series (telemetry, big runs)
+# switch to 1 px so a redraw stays in the tens of milliseconds (bench/gui_bench.py).
+THIN_ABOVE = 2000
+
 
 class LiveChart(pg.PlotWidget):
     """One chart: title, axis labels and legend from string keys; named series backed by rings."""
@@ -66,7 +70,12 @@ class LiveChart(pg.PlotWidget):
         for key, ring in self.rings.items():
             if ring.dirty:
                 x, y = ring.arrays()
-                self.items[key].setData(x, y)
+                item = self.items[key]
+                if len(ring) > THIN_ABOVE and item.opts["pen"] is not None and item.opts["pen"].widthF() > 1:
+                    thin = item.opts["pen"]
+                    thin.setWidthF(1.0)
+                    item.setPen(thin)
+                item.setData(x, y)
                 ring.dirty = False
                 count += 1
         return count
