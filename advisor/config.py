@@ -74,6 +74,8 @@ class CheckConfig:
             d[key] = str(d[key]) if d[key] is not None else None
         d["steps"] = list(self.steps)
         d["mode"] = self.mode
+        # Prompts are de-duplicated (exact and near-duplicates) before any run, bundled or the user's own.
+        d["repeated_prompts"] = False
         d["budget"] = asdict(self.budget)
         d["budget"]["batch_levels"] = list(self.budget.batch_levels)
         return d

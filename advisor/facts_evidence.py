@@ -49,13 +49,43 @@ def _step(evidence: Mapping[str, Any], step_id: str) -> tuple[Mapping[str, Any],
     return _m(step.get("evidence")), warnings
 
 
-def _environment(env: Mapping[str, Any], out: dict[str, object]) -> None:
+def _gpu(env: Mapping[str, Any], out: dict[str, object]) -> None:
+    # evidence.environment.gpu is probes.gpu.GpuReport.to_dict(): {"status", "gpus": [...]}; facts describe
+    # the first card (the one a single-GPU home machine runs on) and how many there are.
     gpu = _m(env.get("gpu"))
-    if gpu and gpu.get("available", True) is not False:
-        _put(out, "gpu.name", gpu.get("name") if isinstance(gpu.get("name"), str) else None)
-        _put(out, "gpu.count", _int(gpu.get("count")))
-        for key in ("peak_bandwidth_gbs", "vram_total_gib", "vram_free_gib"):
-            _put(out, f"gpu.{key}", _num(gpu.get(key)))
+    cards = [c for c in gpu.get("gpus") or [] if isinstance(c, Mapping)]
+    if not cards:
+        if gpu.get("status") in ("no-driver", "no-device"):
+            out["gpu.count"] = 0
+        return
+    out["gpu.count"] = len(cards)
+    first = cards[0]
+    _put(out, "gpu.name", first.get("name") if isinstance(first.get("name"), str) else None)
+    for key in ("peak_bandwidth_gbs", "vram_total_gib", "vram_free_gib"):
+        _put(out, f"gpu.{key}", _num(first.get(key)))
+
+
+def _model(env: Mapping[str, Any], out: dict[str, object]) -> None:
+    # evidence.environment.model is probes.modelfile.ModelInfo.to_dict() (+ bytes_per_token_gb).
+    model = _m(env.get("model"))
+    moe = model.get("is_moe", model.get("moe"))
+    if isinstance(moe, bool):
+        out["model.moe"] = moe
+    for key, raw in (("total_params_b", "total_params"), ("active_params_b", "active_params")):
+        value = _num(model.get(key))
+        if value is None and _num(model.get(raw)) is not None:
+            value = float(model[raw]) / 1e9
+        _put(out, f"model.{key}", value)
+    _put(out, "model.bytes_per_token_gb", _num(model.get("bytes_per_token_gb")))
+    if moe:
+        for key in ("expert_count", "expert_used_count"):
+            _put(out, f"model.{key}", _int(model.get(key)))
+    quant = model.get("quant", model.get("file_type"))
+    _put(out, "model.quant", quant if isinstance(quant, str) else None)
+
+
+def _environment(env: Mapping[str, Any], out: dict[str, object]) -> None:
+    _gpu(env, out)
     _put(out, "host.ram_bandwidth_gbs", _num(_m(env.get("host")).get("ram_bandwidth_gbs")))
     engine = _m(env.get("engine"))
     for key in ("kind", "version"):
@@ -68,14 +98,7 @@ def _environment(env: Mapping[str, Any], out: dict[str, object]) -> None:
         out["engine.spec_types"] = ",".join(str(t) for t in types)
     for key in ("draft_max_flag", "draft_model_flag", "p_min_flag"):
         _put(out, f"engine.{key}", dialect.get(key) if isinstance(dialect.get(key), str) else None)
-    model = _m(env.get("model"))
-    if isinstance(model.get("moe"), bool):
-        out["model.moe"] = model["moe"]
-    for key in ("total_params_b", "active_params_b", "bytes_per_token_gb"):
-        _put(out, f"model.{key}", _num(model.get(key)))
-    for key in ("expert_count", "expert_used_count"):
-        _put(out, f"model.{key}", _int(model.get(key)))
-    _put(out, "model.quant", model.get("quant") if isinstance(model.get("quant"), str) else None)
+    _model(env, out)
 
 
 def _config(cfg: Mapping[str, Any], out: dict[str, object]) -> None:
@@ -165,6 +188,9 @@ def facts_from_evidence(evidence: Mapping[str, Any]) -> dict[str, object]:
         out["measurement.trap_suspected"] = True
     elif acc:  # the canary ran and raised nothing
         out["measurement.trap_suspected"] = False
+    throttled_fraction = _num(_m(evidence.get("telemetry")).get("throttled_fraction"))
+    if throttled_fraction is not None and throttled_fraction > 0:
+        out["measurement.throttled"] = True  # GPU clocks held down during the run (sampler, ~10 Hz)
     pre, _ = _step(evidence, "preflight")
     _put(out, "vram.headroom_after_draft_gib", _num(pre.get("vram_headroom_after_draft_gib")))
     return out

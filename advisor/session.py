@@ -31,6 +31,7 @@ from advisor.store import RunStore
 from advisor.verdict import decide_evidence
 from advisor.workloads_plan import WorkloadPlan, plan_workload
 from probes.engines.base import EngineError
+from probes.gpu_sampler import GpuSampler
 from probes.serialize import to_jsonable
 
 log = logging.getLogger(__name__)
@@ -127,8 +128,13 @@ class Session:
         return plan
 
     def _run_steps(self, arms: Arms, plan: WorkloadPlan) -> None:
-        ctx = StepContext(config=self.config, arms=arms, environment=self.evidence["environment"],
-                          workload=plan, cancel=self.cancel_flag)
+        with GpuSampler() as sampler:
+            ctx = StepContext(config=self.config, arms=arms, environment=self.evidence["environment"],
+                              workload=plan, cancel=self.cancel_flag, sampler=sampler)
+            self._steps_loop(ctx)
+        self.evidence["telemetry"] = sampler.summary().to_dict()
+
+    def _steps_loop(self, ctx: StepContext) -> None:
         steps: Sequence[Step] = steps_for(self.config.steps)
         for index, step in enumerate(steps, start=1):
             if self.cancel_flag.is_set():

@@ -103,6 +103,7 @@ def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> tup
 def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_first: bool,
                   ctx: StepContext) -> tuple[PairResult, dict[str, Any]]:
     order = (("on", on), ("off", off)) if on_first else (("off", off), ("on", on))
+    started = time.monotonic()
     got: dict[str, tuple[RequestRecord | None, str]] = {name: _arm(a, prompt, name, ctx) for name, a in order}
     (off_rec, off_err), (on_rec, on_err) = got["off"], got["on"]
     match = (off_rec.output_digest == on_rec.output_digest) if off_rec and on_rec else None
@@ -114,6 +115,7 @@ def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_firs
         outputs_match=match if ctx.config.temperature == 0.0 else None,
         off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
         on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
+        throttled=ctx.throttled_since(started),
     )
     # Both arms always travel together: the history stores a pair whole or not at all.
     records = {name: rec.to_dict() if rec is not None else {"error": err} for name, (rec, err) in got.items()}

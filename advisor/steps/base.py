@@ -11,6 +11,7 @@ from advisor.arms import Arms
 from advisor.config import CheckConfig
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.workloads_plan import WorkloadPlan
+from probes.gpu_sampler import GpuSampler
 
 
 @dataclass
@@ -24,6 +25,13 @@ class StepContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     prior: dict[str, Mapping[str, Any]] = field(default_factory=dict)
     resume_units: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    sampler: GpuSampler | None = None   # ~10 Hz GPU telemetry during the run (no-op without a GPU)
+
+    def throttled_since(self, t_monotonic_s: float) -> bool:
+        """True when any GPU sample since `t_monotonic_s` shows power/thermal clock limits."""
+        if self.sampler is None:
+            return False
+        return any(s.throttled for s in self.sampler.samples() if s.t_s >= t_monotonic_s)
 
     @property
     def cancelled(self) -> bool:
