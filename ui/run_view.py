@@ -49,7 +49,7 @@ class RunView(QWidget):
             left.addWidget(button)
         side = QWidget()
         side.setLayout(left)
-        side.setFixedWidth(300)
+        side.setFixedWidth(310)
         layout = QHBoxLayout(self)
         layout.addWidget(side)
         layout.addWidget(self.charts, 1)

@@ -29,7 +29,7 @@ class ABChart(LiveChart):
         self.addItem(self.band)
         self.addItem(pg.InfiniteLine(1.0, angle=0, pen=theme.pen(theme.GREY, 1.0)))
         self.addItem(pg.InfiniteLine(MARGIN, angle=0, pen=theme.pen(theme.GREEN, 1.2, dashed=True),
-                                     label=f"{MARGIN:.2f}×", labelOpts={"position": 0.05, "color": theme.GREEN}))
+                                     label=f"{MARGIN:.2f}×", labelOpts={"position": 0.93, "color": theme.GREEN}))
         self._looks: list[pg.InfiniteLine] = []
 
     def set_looks(self, looks: Iterable[int]) -> None:

@@ -6,6 +6,7 @@ Events append to rings (cheap); a QTimer calls `refresh()` at 10–30 Hz, which 
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,7 +27,8 @@ class LiveChart(pg.PlotWidget):
 
     steps: tuple[str, ...] = ()
 
-    def __init__(self, title_key: str, x_key: str, y_key: str, parent: QWidget | None = None) -> None:
+    def __init__(self, title_key: str, x_key: str, y_key: str, parent: QWidget | None = None,
+                 legend_offset: tuple[int, int] = (6, 4)) -> None:
         super().__init__(parent)
         self._keys = (title_key, x_key, y_key)
         self.rings: dict[str, Ring] = {}
@@ -38,7 +40,8 @@ class LiveChart(pg.PlotWidget):
         item.setMenuEnabled(False)
         item.hideButtons()
         self.setMouseEnabled(x=False, y=False)
-        self.legend = item.addLegend(offset=(-6, 6), labelTextSize="8pt", labelTextColor=theme.TEXT)
+        self.legend = item.addLegend(offset=legend_offset, labelTextSize="8pt", labelTextColor=theme.TEXT,
+                                     brush=pg.mkBrush(255, 255, 255, 210), verSpacing=-6)
         self.setMinimumSize(220, 170)
         self.retranslate()
 
@@ -47,8 +50,8 @@ class LiveChart(pg.PlotWidget):
         """A named series; points only (`line=False`) for scatter, dashed for predictions and limits."""
         item = self.plot([], [], pen=theme.pen(colour, width, dashed) if line else None,
                          symbol=symbol, symbolSize=6, symbolBrush=colour, symbolPen=None, connect="finite")
+        # Peak downsampling keeps spikes visible; no clipToView: it fights auto-range as new points arrive.
         item.setDownsampling(auto=True, method="peak")
-        item.setClipToView(True)
         self.rings[key], self.items[key], self._labels[key] = Ring(), item, label_key
         self._rebuild_legend()
         return item
@@ -95,18 +98,21 @@ class LiveChart(pg.PlotWidget):
     def retranslate(self) -> None:
         """Re-read title, axis labels and legend in the current language."""
         title_key, x_key, y_key = self._keys
-        title = tr(title_key) + (f"  ·  {self._suffix}" if self._suffix else "")
+        # Two lines: the short title, then the step's headline result (or a blank line to keep plots aligned).
+        title = (f"<b>{tr(title_key)}</b><br><span style='color:{theme.MUTED}'>"
+                 f"{html.escape(self._suffix) or '&nbsp;'}</span>")
         item = self.getPlotItem()
-        item.setTitle(title, size="10pt", color=theme.TEXT)
+        item.setTitle(title, size="9pt", color=theme.TEXT)
         item.setLabel("bottom", tr(x_key), color=theme.MUTED, **{"font-size": "8pt"})
         item.setLabel("left", tr(y_key), color=theme.MUTED, **{"font-size": "8pt"})
         self._rebuild_legend()
 
     def _rebuild_legend(self) -> None:
         self.legend.clear()
-        for key, item in self.items.items():
-            if self._labels.get(key):
-                self.legend.addItem(item, tr(self._labels[key]))
+        labelled = [(key, item) for key, item in self.items.items() if self._labels.get(key)]
+        for key, item in labelled:
+            self.legend.addItem(item, tr(self._labels[key]))
+        self.legend.setVisible(bool(labelled))
 
     # Subclasses route events; the defaults ignore them.
     def on_sample(self, series: str, x: float, y: float) -> None:

@@ -21,8 +21,9 @@ class BatchChart(LiveChart):
         super().__init__("chart.batch", "axis.concurrency", "axis.tok_s")
         self.add_series("off", "series.off", theme.BLUE, symbol="o")
         self.add_series("on", "series.on", theme.ORANGE, symbol="s")
-        self.crossover = pg.InfiniteLine(angle=90, pen=theme.pen(theme.VERMILLION, 1.2, dashed=True),
-                                         labelOpts={"position": 0.9, "color": theme.VERMILLION})
+        self.crossover = pg.InfiniteLine(angle=90, pen=theme.pen(theme.VERMILLION, 1.2, dashed=True), label="",
+                                         labelOpts={"position": 0.12, "color": theme.VERMILLION,
+                                                    "anchors": [(1.05, 0.5), (1.05, 0.5)]})
         self.crossover.setVisible(False)
         self.addItem(self.crossover)
 

@@ -20,12 +20,11 @@ class CanaryChart(LiveChart):
     steps = ("acceptance",)
 
     def __init__(self) -> None:
-        super().__init__("chart.canary", "axis.repeat", "axis.ratio")
-        self.getPlotItem().setLabel("left", "× repeat 1")
+        super().__init__("chart.canary", "axis.repeat", "axis.relative")
         self.add_series("tok_s", "series.canary_tok_s", theme.BLUE, symbol="o")
         self.add_series("rate", "series.canary_rate", theme.GREEN, symbol="s")
         self.addItem(pg.InfiniteLine(TRAP_LINE, angle=0, pen=theme.pen(theme.VERMILLION, 1.2, dashed=True),
-                                     label="1.10", labelOpts={"position": 0.95, "color": theme.VERMILLION}))
+                                     label="1.10", labelOpts={"position": 0.92, "color": theme.VERMILLION}))
         self.addItem(pg.InfiniteLine(1.0, angle=0, pen=theme.pen(theme.GREY, 1.0)))
         self._first: dict[str, float] = {}
 

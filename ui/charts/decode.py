@@ -15,7 +15,7 @@ class DecodeChart(LiveChart):
     steps = ("baseline",)
 
     def __init__(self) -> None:
-        super().__init__("chart.decode", "axis.request", "axis.tok_s")
+        super().__init__("chart.decode", "axis.request", "axis.tok_s", legend_offset=(-6, -30))
         self.add_series("decode", "series.decode", theme.BLUE, symbol="o")
         self.add_series("roofline", "series.roofline", theme.GREY, dashed=True, width=1.5)
         self.roofline: float | None = None
@@ -33,6 +33,14 @@ class DecodeChart(LiveChart):
             return
         n = max(len(self.rings["decode"]), 1)
         self.set_points("roofline", [0.5, n + 0.5], [self.roofline, self.roofline])
+
+    def refresh(self) -> int:
+        # From zero, so the gap between measured speed and the bandwidth limit reads true to scale.
+        count = super().refresh()
+        if count:
+            top = max([y for y in (self.rings["decode"].arrays()[1].tolist()) if y == y] + [self.roofline or 0.0])
+            self.setYRange(0, top * 1.08 if top > 0 else 1, padding=0)
+        return count
 
     def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
         samples = [s for s in evidence.get("samples") or [] if isinstance(s, Mapping)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,7 @@ from ui.charts.decode import DecodeChart
 from ui.charts.telemetry import TelemetryChart
 from ui.charts.verify import VerifyChart
 
+log = logging.getLogger(__name__)
 REDRAW_HZ = 15  # fast enough to look live, slow enough that a 2-core machine keeps measuring undisturbed
 
 
@@ -46,11 +48,14 @@ class ChartPanel(QWidget):
 
     def handle(self, event: Event) -> None:
         """Append a Sample to its chart's ring, or draw a finished step's final state."""
-        if isinstance(event, Sample):
-            for chart in self.chart_for(event.step):
-                chart.on_sample(event.series, event.x, event.y)
-        elif isinstance(event, StepDone):
-            self.show_evidence(event.step, event.evidence)
+        try:
+            if isinstance(event, Sample):
+                for chart in self.chart_for(event.step):
+                    chart.on_sample(event.series, event.x, event.y)
+            elif isinstance(event, StepDone):
+                self.show_evidence(event.step, event.evidence)
+        except Exception:  # a chart bug must not stop the run view (or the measurement) from going on
+            log.exception("chart failed on %s", type(event).__name__)
 
     def show_evidence(self, step: str, evidence: Mapping[str, Any]) -> None:
         """Draw one step's evidence (a finished step, or a saved run being replayed)."""
