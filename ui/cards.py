@@ -116,7 +116,6 @@ def describe_binary(binary: LlamaServerBinary | Unavailable | None, spec_type: s
     if not isinstance(dialect, Unavailable):
         lines.append(tr("engine.dialect", dialect=f"{dialect.generation} · {dialect.draft_max_flag or '?'}"))
     lines.append(tr("engine.spec", spec=f"off vs {spec_type}"))
-    lines.append(binary.path)
     return lines
 
 

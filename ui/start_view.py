@@ -170,6 +170,7 @@ class StartView(QWidget):
         demo = self.form.engine.currentIndex() <= 0
         lines = describe_binary(self.binary, self.form.spec.currentText())
         head = tr("engine.demo") if demo else tr("pick.engine_binary", path=Path(self.form.binary_path or "?").name)
+        self.engine.headline.setToolTip(str(getattr(self.binary, "path", "")))
         self.engine.set_lines(head, *lines, note=tr("engine.demo_note") if self.form.is_demo() else "")
 
     def _show_model(self) -> None:

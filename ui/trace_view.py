@@ -62,7 +62,7 @@ class TraceView(QTreeWidget):
             by_rule.setdefault(str(row.get("rule") or "?"), []).append(row)
         for rule, rows in by_rule.items():
             branch = matched_branch(rows)
-            top = QTreeWidgetItem([rule, "", "", "", f"→ {branch}" if branch else ""])
+            top = QTreeWidgetItem([rule, "", "", "", f"→ {branch}" if branch else "—"])
             font = top.font(0)
             font.setBold(True)
             top.setFont(0, font)
@@ -76,6 +76,7 @@ class TraceView(QTreeWidget):
                 child.setForeground(4, QBrush(QColor(colour)))
                 top.addChild(child)
             self.addTopLevelItem(top)
+            top.setExpanded(branch is not None)  # open the rules that decided something
 
     def retranslate(self) -> None:
         """Column titles and pass/fail words in the current language."""
