@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from probes.base import Unavailable
 from probes.nvml import Nvml, decode_clock_event_reasons, open_nvml, process_name, text
-from probes.serialize import JsonValue, to_jsonable
+from probes.serialize import as_dict
 
 GIB = 1024**3
 GpuStatus = Literal["ok", "no-driver", "no-device", "error"]
@@ -90,11 +90,9 @@ class GpuSnapshot:
     compute_capability: str | Unavailable
     processes: tuple[GpuProcess, ...] | Unavailable
 
-    def to_dict(self) -> dict[str, JsonValue]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; unavailable fields become {"unavailable": reason, "detail": …}."""
-        out = to_jsonable(self)
-        assert isinstance(out, dict)
-        return out
+        return as_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +105,9 @@ class GpuReport:
     cuda_driver_version: str | Unavailable
     gpus: tuple[GpuSnapshot, ...]
 
-    def to_dict(self) -> dict[str, JsonValue]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict with a `gpus` list of `GpuSnapshot.to_dict()` shapes."""
-        out = to_jsonable(self)
-        assert isinstance(out, dict)
-        return out
+        return as_dict(self)
 
 
 def _scaled(value: Any, divisor: float) -> Any:

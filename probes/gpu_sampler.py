@@ -14,7 +14,7 @@ from typing import Any
 
 from probes.base import Unavailable
 from probes.nvml import THROTTLING_REASONS, Nvml, decode_clock_event_reasons, open_nvml
-from probes.serialize import JsonValue, to_jsonable
+from probes.serialize import as_dict
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +53,9 @@ class SamplerSummary:
     min_sm_clock_mhz: int | None
     min_memory_clock_mhz: int | None
 
-    def to_dict(self) -> dict[str, JsonValue]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the fields above."""
-        out = to_jsonable(self)
-        assert isinstance(out, dict)
-        return out
+        return as_dict(self)
 
 
 def _value(nvml: Nvml, function: str, *args: Any) -> Any:

@@ -12,12 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from probes.base import Unavailable
-from probes.serialize import JsonValue, to_jsonable
+from probes.serialize import as_dict
 
 GIB = 1024**3
 PowerSource = Literal["ac", "battery"]
@@ -51,11 +51,9 @@ class HostReport:
     power_source: PowerSource | Unavailable
     python_version: str
 
-    def to_dict(self) -> dict[str, JsonValue]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; unavailable fields become {"unavailable": reason, "detail": …}."""
-        out = to_jsonable(self)
-        assert isinstance(out, dict)
-        return out
+        return as_dict(self)
 
 
 def _read(path: str) -> str | None:

@@ -15,7 +15,7 @@ from typing import Any, Literal
 from gguf import LlamaFileType
 
 from probes.gguf_header import GgufFormatError, GgufHeader, SkippedArray, TensorInfo, read_gguf_header
-from probes.serialize import JsonValue, to_jsonable
+from probes.serialize import as_dict
 
 EXPERT_RE = re.compile(r"\.ffn_(up|down|gate|gate_up)_(ch)?exps")  # llama.cpp LLM_FFN_EXPS_REGEX
 SHARED_EXPERT_RE = re.compile(r"_shexp\b")
@@ -70,11 +70,9 @@ class ModelInfo:
         distinct = n * (1.0 - (1.0 - m / n) ** k)
         return self.bytes_per_token - one_token_experts + self.routed_expert_bytes * distinct / n
 
-    def to_dict(self) -> dict[str, JsonValue]:
+    def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the fields above."""
-        out = to_jsonable(self)
-        assert isinstance(out, dict)
-        return out
+        return as_dict(self)
 
 
 def file_type_name(code: int) -> str:
