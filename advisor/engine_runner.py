@@ -22,7 +22,7 @@ from types import TracebackType
 import httpx
 
 from advisor.errors import UserError
-from probes.engines.llamacpp_binary import FlagDialect, LlamaServerBinary
+from probes.engines.llamacpp_binary import FlagDialect, LlamaServerBinary, draft_length_args
 
 log = logging.getLogger(__name__)
 
@@ -76,8 +76,11 @@ def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:
     if config.draft_model is not None:
         args += ["-md", str(config.draft_model)]
     if config.draft_max is not None:
-        flag = (dialect.draft_max_flag if dialect else None) or "--spec-draft-n-max"
-        args += [flag, str(config.draft_max)]
+        generation = dialect.generation if dialect else "new"
+        length = draft_length_args(spec_type or "draft-simple", generation, config.draft_max)
+        if dialect is not None and not all(dialect.knows(a) for a in length if a.startswith("-")):
+            raise UserError(f"this llama-server cannot limit {spec_type} drafts with {' '.join(length[::2])}")
+        args += length
     return args
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from advisor.deploy.dialect import unknown_flags
 from advisor.deploy.tgi_trtllm import tgi, trtllm
 from advisor.recommend_alternatives import alternatives
+from probes.engines.llamacpp_binary import draft_length_args
 
 __all__ = ["Recommendation", "alternatives", "recommend"]
 
@@ -84,9 +85,14 @@ def _llamacpp(facts: Mapping[str, object], method: str, n: int, notes: list[str]
         if not model:
             notes.append(f"replace {DRAFT_PLACEHOLDER} with the draft model you measured")
         argv += [_s(facts, "engine.draft_model_flag") or "-md", model or DRAFT_PLACEHOLDER]
-    if gen == "new" or family != "ngram":
-        argv += [_s(facts, "engine.draft_max_flag") or ("--spec-draft-n-max" if gen == "new" else "--draft-max"),
-                 str(n)]
+    stated = _s(facts, "engine.draft_max_flag")
+    if gen == "new" and stated and stated != "--spec-draft-n-max":
+        argv += [stated, str(n)]  # a fact that contradicts the dialect: refused by unknown_flags below
+    elif gen == "new":
+        # Each n-gram type has its own length flag in new builds (ngram-mod ignores --spec-draft-n-max).
+        argv += draft_length_args(wanted or "draft-simple", "new", n)
+    elif family != "ngram":
+        argv += [_s(facts, "engine.draft_max_flag") or "--draft-max", str(n)]
     p_min = facts.get("spec.draft_p_min")
     if family == "draft" and isinstance(p_min, float):
         argv += [_s(facts, "engine.p_min_flag") or ("--spec-draft-p-min" if gen == "new" else "--draft-p-min"),

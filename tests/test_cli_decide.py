@@ -32,7 +32,8 @@ def test_decide_json_on_fixtures(capsys: pytest.CaptureFixture[str], fixture: st
     data = _json(capsys, "--facts", str(FIXTURES / fixture))
     assert data["verdict"] == verdict
     if verdict == "ENABLE":
-        assert data["flags"]["command"] == "--spec-type ngram-mod --spec-draft-n-max 8"  # type: ignore[index]
+        assert data["flags"]["command"] == (  # type: ignore[index]
+            "--spec-type ngram-mod --spec-ngram-mod-n-max 8 --spec-ngram-mod-n-min 8")
     if fixture == "acceptance_only.json":
         assert isinstance(data["predicted_speedup"], float)
         assert data["prediction_is_prior"] is True

@@ -36,7 +36,8 @@ def _override(tmp_path: Path, name: str, text: str) -> None:
 def test_dense_high_acceptance_tight_ci_enables_with_flags() -> None:
     v = decide(_facts("dense_enable.json"))
     assert v.verdict == "ENABLE"
-    assert v.flags is not None and v.flags.argv == ("--spec-type", "ngram-mod", "--spec-draft-n-max", "8")
+    assert v.flags is not None and v.flags.argv == ("--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "8",
+                                                    "--spec-ngram-mod-n-min", "8")
     assert "1.33" in v.because[0]
     assert v.missing_facts == ()
 

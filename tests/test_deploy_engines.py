@@ -107,7 +107,7 @@ def test_cli_decide_llmkube_manifest_and_json(tmp_path: Path, capsys: pytest.Cap
     (_, svc) = load_all(data["deploy"]["text"])
     assert isinstance(svc, dict)
     assert svc["spec"]["extraArgs"] == ["--metrics", "--seed", "42", "--spec-type", "ngram-mod",
-                                        "--spec-draft-n-max", "8"]
+                                        "--spec-ngram-mod-n-max", "8", "--spec-ngram-mod-n-min", "8"]
     assert main(["decide", "--facts", str(FACTS), "--format-flags", "docker", "--manifest", str(MANIFEST)]) == 2
     assert "--manifest goes with --format-flags llmkube" in capsys.readouterr().err
     assert main(["decide", "--facts", str(FACTS), "--format-flags", "llmkube", "--manifest",

@@ -45,7 +45,8 @@ def test_flags_follow_the_dialect() -> None:
     new = FlagDialect("new", ("none", "ngram-mod", "draft-simple"), "--spec-draft-n-max", "-md",
                       "--spec-draft-p-min", True, True)
     cfg = ServerConfig(model=Path("m.gguf"), spec_type="ngram-mod", draft_max=6)
-    assert spec_args(cfg, new) == ["--spec-type", "ngram-mod", "--spec-draft-n-max", "6"]
+    assert spec_args(cfg, new) == ["--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "6",
+                                   "--spec-ngram-mod-n-min", "6"]
     assert spec_args(cfg, old) == ["--spec-type", "ngram-mod", "--draft-max", "6"]
     draft = ServerConfig(model=Path("m.gguf"), spec_type="draft-simple", draft_model=Path("d.gguf"), draft_max=4)
     # New builds need --spec-type with -md; old builds enable drafting by -md alone and lack draft-* types.

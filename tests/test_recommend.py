@@ -17,7 +17,9 @@ OLD = {"engine.kind": "llama.cpp", "engine.flag_generation": "old",
 
 def test_llamacpp_new_ngram() -> None:
     r = recommend(NEW | {"spec.method": "ngram-mod", "spec.draft_max": 12})
-    assert r is not None and r.argv == ("--spec-type", "ngram-mod", "--spec-draft-n-max", "12")
+    # ngram-mod's draft length has its own flag; --spec-draft-n-max does not limit it (seen on a real server).
+    assert r is not None and r.argv == ("--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "12",
+                                        "--spec-ngram-mod-n-min", "12")
 
 
 def test_llamacpp_new_draft_model_needs_spec_type() -> None:

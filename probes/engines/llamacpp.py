@@ -87,24 +87,37 @@ class LlamaCppAdapter:
         )
 
     def spec_state(self) -> SpecState | Unavailable:
-        """Speculation as `/slots` reports it (`speculative` flag and `params["speculative.types"]`)."""
+        """Speculation as the server reports it: `/slots` (`speculative` flag, and `params["speculative.types"]`
+        once a slot has served a task), else a zero-token `/completion` whose `generation_settings` carry the
+        types. `/props` is never used: it always shows the default "none"."""
         slots = get_json(self._client, "/slots")
         if isinstance(slots, Unavailable):
             return Unavailable(slots.reason, f"/slots: {slots.detail} (the server may run with --no-slots)")
         if not isinstance(slots, list) or not slots:
             return Unavailable("bad-response", "/slots returned no slots")
-        first = slots[0]
-        params = first.get("params") or {}
-        types = params.get("speculative.types")
-        method = None if types in (None, "", "none") else str(types)
-        draft_max = params.get("speculative.n_max")  # only older builds expose it
-        active = first.get("speculative")
+        active = slots[0].get("speculative")
+        params = next((s["params"] for s in slots if isinstance(s.get("params"), dict)), None)
+        source = "/slots"
+        if params is None:
+            params, source = self._generation_settings(), "/slots + /completion generation_settings"
+        types = params.get("speculative.types") if params else None
+        methods = [t for t in str(types or "").split(",") if t and t != "none"]
+        draft_max = params.get("speculative.n_max") if params else None  # only older builds expose it
         return SpecState(
-            active=bool(active) if isinstance(active, bool) else (method is not None if types else None),
-            method=method,
+            active=bool(active) if isinstance(active, bool) else (bool(methods) if types is not None else None),
+            method=",".join(methods) or None,
             draft_max=int(draft_max) if isinstance(draft_max, int) else None,
-            source="/slots",
+            source=source,
         )
+
+    def _generation_settings(self) -> dict[str, Any] | None:
+        # A zero-token request (n_predict 0, no cache) returns the task parameters the server applies.
+        try:
+            r = self._client.post("/completion", json={"prompt": " ", "n_predict": 0, "cache_prompt": False})
+            settings = r.json().get("generation_settings") if r.status_code == 200 else None
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return None
+        return settings if isinstance(settings, dict) else None
 
     def spec_counters(self) -> SpecCounters | Unavailable:
         """Cumulative `llamacpp:spec_decode_*` counters (needs `--metrics` and a build from 2026-07 or later)."""

@@ -38,6 +38,11 @@ class FlagDialect:
     p_min_flag: str | None           # "--spec-draft-p-min" (new) or "--draft-p-min" (old)
     has_spec_synth: bool             # --spec-synth-len: synthetic acceptance, benchmarking only
     has_metrics_flag: bool
+    flags: tuple[str, ...] = ()      # every flag --help lists (empty when built by hand, e.g. in tests)
+
+    def knows(self, flag: str) -> bool:
+        """True when --help lists `flag` (or when the flag list is unknown)."""
+        return not self.flags or flag in self.flags
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (lists instead of tuples)."""
@@ -79,7 +84,28 @@ def parse_help(text: str) -> FlagDialect:
                     else "--draft-p-min" if "--draft-p-min" in flags else None),
         has_spec_synth="--spec-synth-len" in flags,
         has_metrics_flag="--metrics" in flags,
+        flags=tuple(sorted(flags)),
     )
+
+
+# The default --spec-ngram-mod-n-min; a minimum above the maximum would be contradictory.
+_NGRAM_MOD_N_MIN = 48
+
+
+def draft_length_args(spec_type: str, generation: Generation, n: int) -> list[str]:
+    """Flags that make drafts at most `n` tokens long for `spec_type`.
+
+    New builds give each n-gram type its own length flag: `--spec-draft-n-max` does not limit `ngram-mod`,
+    which drafts up to 64 tokens by default (seen on the real server: draft_n = 64 in one verify step).
+    Old builds used `--draft-max` for everything.
+    """
+    if generation == "old":
+        return ["--draft-max", str(n)]
+    if spec_type == "ngram-mod":
+        return ["--spec-ngram-mod-n-max", str(n), "--spec-ngram-mod-n-min", str(min(n, _NGRAM_MOD_N_MIN))]
+    if spec_type in ("ngram-simple", "ngram-map-k", "ngram-map-k4v"):
+        return [f"--spec-{spec_type}-size-m", str(n)]
+    return ["--spec-draft-n-max", str(n)]
 
 
 def _spec_types_listed(text: str) -> tuple[str, ...]:
