@@ -1,0 +1,51 @@
+"""Cold `spec-advisor probe` wall time: a fresh process each time, no engine given, median of 3.
+
+    .venv/bin/python -m bench.probe_time [--runs 3]
+
+Each run starts a new interpreter (imports included) exactly as a user types the command; the probe
+measures RAM bandwidth and reads `llama-server --help`, so both are inside the figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import isolated_env, median, run_cli, spec_advisor_argv, tail
+
+KEY = "probe_cold_s"
+
+
+def measure(runs: int = 3, timeout_s: float = 60.0) -> dict[str, Any]:
+    """Median wall seconds of `runs` fresh `spec-advisor probe` processes."""
+    times: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="spec-bench-probe-") as tmp:
+        env = isolated_env(Path(tmp))
+        for _ in range(runs):
+            t0 = time.monotonic()
+            try:
+                done = run_cli([*spec_advisor_argv(), "probe"], timeout_s, env)
+            except subprocess.TimeoutExpired:
+                return {KEY: None, f"{KEY}_note": f"probe did not finish within {timeout_s:.0f} s"}
+            times.append(time.monotonic() - t0)
+            if done.returncode != 0:
+                return {KEY: None, f"{KEY}_note": f"probe exited {done.returncode}: {tail(done.stderr)}"}
+    return {KEY: median(times), f"{KEY}_note": "runs: " + ", ".join(f"{t:.2f} s" for t in times),
+            "probe_runs_s": times}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args(argv)
+    print(json.dumps(measure(args.runs), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

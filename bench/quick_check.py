@@ -1,0 +1,105 @@
+"""`spec-advisor check --quick` on the demo engine: wall time, perf-model reconciliation, and MBU.
+
+    .venv/bin/python -m bench.quick_check [--timeout 900] [--keep DIR]
+
+One real run of the shipped command (`--no-history --json --out DIR`, in throw-away data/config folders).
+From `DIR/evidence.json`: `reconciliation` (predicted vs measured A/B speedup) and the baseline step's MBU
+against the measured RAM bandwidth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.common import isolated_env, run_cli, spec_advisor_argv, tail
+
+WALL = "quick_check_wall_s"
+RECON = "predicted_vs_measured_speedup_rel_err"
+MBU = "mbu_demo_engine"
+
+
+def measure(timeout_s: float = 900.0, keep: Path | None = None) -> dict[str, Any]:
+    """Run the quick check once and read its evidence."""
+    with tempfile.TemporaryDirectory(prefix="spec-bench-check-") as tmp:
+        out_dir = Path(tmp) / "run"
+        argv = [*spec_advisor_argv(), "check", "--quick", "--no-history", "--json", "--out", str(out_dir)]
+        t0 = time.monotonic()
+        try:
+            done = run_cli(argv, timeout_s, isolated_env(Path(tmp)))
+        except subprocess.TimeoutExpired:
+            note = f"not measured: the quick check did not finish within {timeout_s:.0f} s"
+            return {WALL: None, f"{WALL}_note": note, RECON: None, f"{RECON}_note": note,
+                    MBU: None, f"{MBU}_note": note}
+        wall = time.monotonic() - t0
+        if keep is not None:
+            shutil.copytree(out_dir, keep, dirs_exist_ok=True)
+        evidence_path = out_dir / "evidence.json"
+        evidence: dict[str, Any] = json.loads(evidence_path.read_text()) if evidence_path.is_file() else {}
+    status = evidence.get("status", "missing")
+    out: dict[str, Any] = {"check_status": status, "check_exit_code": done.returncode, "cpu_count": os.cpu_count()}
+    verdict = _verdict(done.stdout)
+    out["check_verdict"] = verdict
+    if done.returncode == 0 and status == "complete":
+        out[WALL] = wall
+        out[f"{WALL}_note"] = f"exit 0, verdict {verdict}, {os.cpu_count()} logical cores"
+    else:
+        out[WALL] = None
+        out[f"{WALL}_note"] = (f"not measured: check ended '{status}' (exit {done.returncode}) after {wall:.0f} s: "
+                               f"{tail(done.stderr)}")
+    out.update(_reconciliation(evidence.get("reconciliation")))
+    out.update(_mbu(evidence))
+    out["steps_elapsed_s"] = {k: v.get("elapsed_s") for k, v in (evidence.get("steps") or {}).items()}
+    return out
+
+
+def _verdict(stdout: str) -> str | None:
+    try:
+        return (json.loads(stdout).get("verdict") or {}).get("verdict")
+    except (ValueError, AttributeError):
+        return None
+
+
+def _reconciliation(rec: dict[str, Any] | None) -> dict[str, Any]:
+    if not rec:
+        return {RECON: None, f"{RECON}_note": "not measured: the run produced no reconciliation "
+                                              "(acceptance or verify facts missing)"}
+    err, pred, meas = rec.get("relative_error"), rec.get("predicted_speedup"), rec.get("measured_speedup")
+    if not isinstance(err, int | float):
+        return {RECON: None, f"{RECON}_note": f"not measured: predicted {pred} but no measured A/B speedup ({meas})",
+                "reconciliation": rec}
+    return {RECON: abs(err), f"{RECON}_note": (f"predicted {pred:.3f}×, measured A/B {meas:.3f}× "
+                                                f"(signed error {err:+.3f}; α {rec.get('alpha')}, "
+                                                f"γ {rec.get('gamma')}, verify ratio {rec.get('verify_ratio')})"),
+            "reconciliation": rec}
+
+
+def _mbu(evidence: dict[str, Any]) -> dict[str, Any]:
+    base = ((evidence.get("steps") or {}).get("baseline") or {}).get("evidence") or {}
+    mbu = base.get("mbu")
+    if not isinstance(mbu, int | float):
+        return {MBU: None, f"{MBU}_note": "not measured: the baseline step reported no MBU"}
+    return {MBU: mbu, f"{MBU}_note": (f"{base.get('bytes_per_token_gb', float('nan')):.4f} GB/token × "
+                                      f"{base.get('decode_tok_s', float('nan')):.1f} tok/s ÷ "
+                                      f"{base.get('peak_bandwidth_gbs', float('nan')):.1f} GB/s "
+                                      f"({base.get('bandwidth_source')}); bottleneck {base.get('bottleneck')}")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--timeout", type=float, default=900.0)
+    ap.add_argument("--keep", type=Path, help="copy the run folder here")
+    args = ap.parse_args(argv)
+    print(json.dumps(measure(args.timeout, args.keep), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

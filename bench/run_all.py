@@ -1,0 +1,89 @@
+"""Run every benchmark once, one after another, and write docs/benchmarks.md and docs/benchmarks.json.
+
+    .venv/bin/python -m bench.run_all [--skip-slow] [--docs DIR]
+
+`--skip-slow` leaves out the two quick checks (CLI and GUI) and runs the A/B simulation with 2,000 instead
+of 20,000 replications; the figures that need them are written as null with the reason. Benchmarks run
+serially so that none of them measures another's load. A module that fails gives nulls with its error,
+never a made-up figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench import cpu_overhead, gui_figures, peer, probe_time, quick_check, report, sim_figures, tok_s_accuracy
+from bench.common import REPO, machine
+
+SKIP_SLOW_REPS = 2_000
+NO_GPU = ("No GPU machine was available to this task: every figure above is from the CPU-only demo engine "
+          "(SmolLM2-135M Q4_1 on llama-server's CPU build). GPU figures (MBU against NVML peak bandwidth, "
+          "GPU speedups) are not measured here.")
+
+
+def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -> dict[str, Any]:
+    """Run one benchmark; an unexpected error becomes nulls with the error as the note."""
+    t0 = time.monotonic()
+    print(f"[bench] {name} …", flush=True)
+    try:
+        out = fn()
+    except Exception as exc:  # one broken benchmark must not lose the others' figures
+        traceback.print_exc()
+        out = {}
+        for key in keys:
+            out[key], out[f"{key}_note"] = None, f"not measured: {name} failed: {type(exc).__name__}: {exc}"
+    for key in keys:
+        print(f"[bench]   {key} = {out.get(key)}  ({out.get(f'{key}_note', '')})", flush=True)
+    print(f"[bench] {name} done in {time.monotonic() - t0:.0f} s", flush=True)
+    return out
+
+
+def run(skip_slow: bool) -> dict[str, Any]:
+    """All figures in one dict (keys, `<key>_note`s and details)."""
+    results: dict[str, Any] = {}
+    results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
+    results |= _stage("tok_s_accuracy", tok_s_accuracy.measure, (tok_s_accuracy.KEY,))
+    results |= _stage("cpu_overhead", cpu_overhead.measure, (cpu_overhead.KEY,))
+    results |= _stage("peer", peer.measure, (peer.KEY,))
+    reps = SKIP_SLOW_REPS if skip_slow else sim_figures.FULL_REPS
+    results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
+    if skip_slow:
+        note = "skipped: --skip-slow leaves out the quick check"
+        for key in (quick_check.WALL, quick_check.RECON, quick_check.MBU):
+            results[key], results[f"{key}_note"] = None, note
+    else:
+        results |= _stage("quick_check", quick_check.measure, (quick_check.WALL, quick_check.RECON, quick_check.MBU))
+    results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow),
+                      (gui_figures.REDRAW, gui_figures.STALL))
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--skip-slow", action="store_true", help="no quick checks, 2k-rep simulation")
+    ap.add_argument("--docs", type=Path, default=REPO / "docs", help="where to write benchmarks.md/.json")
+    args = ap.parse_args(argv)
+    t0 = time.monotonic()
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
+    meta: dict[str, Any] = {"date": started, "machine": machine(), "skip_slow": args.skip_slow,
+                            "command": ".venv/bin/python -m bench.run_all" + (" --skip-slow" if args.skip_slow else "")}
+    results = run(args.skip_slow)
+    meta["seconds"] = time.monotonic() - t0
+    gpu = meta["machine"].get("gpu")
+    meta["gpu_section"] = NO_GPU if not gpu else f"GPU present ({gpu}); the figures above used the demo engine."
+    md, js = report.write(results, meta, args.docs)
+    print(f"[bench] wrote {md} and {js} ({meta['seconds']:.0f} s)")
+    for g in report.GOALS:
+        print(f"  {g.key:42s} {report._fmt(results.get(g.key)):>10s}  goal {g.goal_text:8s} "
+              f"{g.status(results.get(g.key))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
