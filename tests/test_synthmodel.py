@@ -75,26 +75,32 @@ def serve(llama_binary: Any, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
         server.stop()
 
 
-def prompt_cost_ms(url: str, ks: list[int], reps: int = 5, depth: int = 64, seed: int = 0) -> dict[int, float]:
-    """Fastest prompt_ms of k fresh tokens after a cached prefix of `depth` tokens (engines.md §1.7).
+def prompt_cost_ms(urls: list[str], ks: list[int], reps: int = 7, depth: int = 64) -> list[dict[int, float]]:
+    """Fastest prompt_ms of k fresh tokens after a cached prefix of `depth` tokens, per server (engines.md §1.7).
 
-    The minimum, not the median: other processes on a shared CI machine only ever add time.
+    Servers are measured interleaved (same k, one after the other) so load from other processes hits them
+    alike, and the minimum is kept because such load only ever adds time.
     """
-    rng = random.Random(seed)
+    rng = random.Random(0)
     prefix = [rng.randrange(1000, 40000) for _ in range(depth)]
     body = {"n_predict": 1, "temperature": 0, "cache_prompt": True, "id_slot": 0}
-    with httpx.Client(base_url=url, timeout=120) as client:
-        client.post("/completion", json={**body, "prompt": prefix}).raise_for_status()
-        out: dict[int, float] = {}
-        for k in ks:
-            times = []
-            for _ in range(reps + 1):  # the first of each k is a warm-up
+    clients = [httpx.Client(base_url=url, timeout=120) for url in urls]
+    best: list[dict[int, float]] = [dict.fromkeys(ks, float("inf")) for _ in urls]
+    try:
+        for client in clients:
+            client.post("/completion", json={**body, "prompt": prefix}).raise_for_status()
+        for rep in range(reps + 1):  # rep 0 is a warm-up
+            for k in ks:
                 fresh = [rng.randrange(1000, 40000) for _ in range(k)]
-                t = client.post("/completion", json={**body, "prompt": prefix + fresh}).json()["timings"]
-                assert t["cache_n"] == depth and t["prompt_n"] == k, t
-                times.append(float(t["prompt_ms"]))
-            out[k] = min(times[1:])
-    return out
+                for i, client in enumerate(clients):
+                    t = client.post("/completion", json={**body, "prompt": prefix + fresh}).json()["timings"]
+                    assert t["cache_n"] == depth and t["prompt_n"] == k, t
+                    if rep:
+                        best[i][k] = min(best[i][k], float(t["prompt_ms"]))
+    finally:
+        for client in clients:
+            client.close()
+    return best
 
 
 @pytest.mark.engine
@@ -112,8 +118,8 @@ def test_both_load_and_generate(serve: Callable[[Path], str], cache_dir: Path) -
 def test_moe_verify_cost_rises_faster_than_dense(serve: Callable[[Path], str], cache_dir: Path) -> None:
     dense_path, moe_path = write_synthetic_pair(cache_dir)
     ks = [1, 8, 16]
-    dense = prompt_cost_ms(serve(dense_path), ks)
-    moe = prompt_cost_ms(serve(moe_path), ks)
-    dense_ratio, moe_ratio = dense[16] / dense[1], moe[16] / moe[1]
-    print(f"T(16)/T(1): dense {dense_ratio:.2f} ({dense}), moe {moe_ratio:.2f} ({moe})")
-    assert moe_ratio > dense_ratio
+    dense, moe = prompt_cost_ms([serve(dense_path), serve(moe_path)], ks)
+    print(f"prompt_ms by k: dense {dense}, moe {moe}")
+    # Absolute growth (ms from k=1 to k=16), not the ratio: T(1) is a few ms, so ratios amplify noise on a
+    # shared machine. Equal active bytes make T(1) alike; the MoE then reads ~3.6x the bytes at k=16.
+    assert moe[16] - moe[1] > dense[16] - dense[1]
