@@ -5,12 +5,14 @@ from __future__ import annotations
 import contextlib
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from advisor.demo import demo_model_path
@@ -122,6 +124,8 @@ def machine() -> dict[str, Any]:
         "gpu": gpu_text, "gpu_status": f"{gpus.status}: {gpus.detail}".strip(": "),
         "os": f"{host.os} {host.os_release} {host.machine}", "python": platform.python_version(),
         "llama_server": _engine_version(),
+        # Other people's jobs share these cores; the load says how quiet the machine was.
+        "load_avg_1_5_15": [round(x, 2) for x in os.getloadavg()],
     }
 
 
@@ -134,7 +138,32 @@ def _engine_version() -> str | None:
 
 
 def run_cli(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None = None,
-            cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    """Run a command bounded in time, capturing its output as text (TimeoutExpired propagates)."""
-    return subprocess.run(list(argv), capture_output=True, text=True, timeout=timeout_s, env=dict(env or os.environ),
-                          cwd=cwd, stdin=subprocess.DEVNULL, check=False)
+            cwd: Path = REPO, grace_s: float = 30.0) -> subprocess.CompletedProcess[str]:
+    """Run a command bounded in time, capturing its output as text; TimeoutExpired propagates.
+
+    On timeout the child gets SIGTERM first (spec-advisor stops its llama-servers on SIGTERM) and SIGKILL
+    only after `grace_s`: killing it outright would orphan the servers it started in their own sessions.
+    """
+    with subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          env=dict(env or os.environ), cwd=cwd, stdin=subprocess.DEVNULL) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.communicate(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+            raise
+    return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def stop_cleanly_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit so `with demo_server()` blocks stop their server (the default kills us
+    without running `finally`, which would orphan the llama-server in its own session)."""
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, handler)

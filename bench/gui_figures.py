@@ -15,14 +15,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import PYTHON, REPO, isolated_env, run_cli, tail
+from bench.common import PYTHON, REPO, isolated_env, run_cli, stop_cleanly_on_sigterm, tail
 
 REDRAW = "chart_redraw_ms_median"
 STALL = "gui_max_stall_ms"
 SCRIPT = REPO / "bench" / "gui_bench.py"
 
 
-def measure(skip_check: bool = False, timeout_s: float = 1200.0) -> dict[str, Any]:
+def measure(skip_check: bool = False, timeout_s: float = 1000.0) -> dict[str, Any]:
     """Run gui_bench once (offscreen Qt) and map its figures to our keys."""
     if not SCRIPT.is_file():
         return _nulls("not measured: bench/gui_bench.py is not in this checkout", "not measured: "
@@ -66,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-check", action="store_true", help="only the redraw figure")
     args = ap.parse_args(argv)
+    stop_cleanly_on_sigterm()
     print(json.dumps(measure(args.skip_check), indent=1))
     return 0
 

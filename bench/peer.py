@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.common import PYTHON, REPO, EngineMissing, demo_server, rel_err, run_cli, tail
+from bench.common import PYTHON, REPO, EngineMissing, demo_server, rel_err, run_cli, stop_cleanly_on_sigterm, tail
 
 KEY = "peer_vs_server_tok_s_rel_err"
 PEER = "llama-benchy"
@@ -102,7 +102,7 @@ def _tg_values(result: dict[str, Any], tg: int) -> list[float]:
     return []
 
 
-def measure(runs: int = 5, tg: int = 256, pp: int = 64, timeout_s: float = 600.0) -> dict[str, Any]:
+def measure(runs: int = 3, tg: int = 256, pp: int = 64, timeout_s: float = 600.0) -> dict[str, Any]:
     """Run the peer once against a fresh demo server and compare its tg tok/s with the server's."""
     peer = _peer_argv()
     if peer is None:
@@ -154,9 +154,10 @@ def measure(runs: int = 5, tg: int = 256, pp: int = 64, timeout_s: float = 600.0
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tg", type=int, default=256)
     args = ap.parse_args(argv)
+    stop_cleanly_on_sigterm()
     print(json.dumps(measure(args.runs, args.tg), indent=1))
     return 0
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.common import isolated_env, median, run_cli, spec_advisor_argv, tail
+from bench.common import isolated_env, median, run_cli, spec_advisor_argv, stop_cleanly_on_sigterm, tail
 
 KEY = "probe_cold_s"
 
@@ -43,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args(argv)
+    stop_cleanly_on_sigterm()
     print(json.dumps(measure(args.runs), indent=1))
     return 0
 

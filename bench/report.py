@@ -45,13 +45,16 @@ class Goal:
 
 GOALS: tuple[Goal, ...] = (
     Goal("client_vs_server_tok_s_rel_err", "our decode tok/s vs the engine's `predicted_per_second`",
-         "bench/tok_s_accuracy.py: demo llama-server, 6 × 512-token streams; client = Δn/Δt over the bursts; "
+         "bench/tok_s_accuracy.py: demo llama-server, up to 6 × 512-token streams (≥ 2; 240 s budget); "
+         "client = Δn/Δt over the bursts; "
          "|mean client / mean server − 1|", "<=", 0.01),
     Goal("peer_vs_server_tok_s_rel_err", "llama-benchy's tg tok/s vs the engine's own, same requests",
-         "bench/peer.py: llama-benchy 5 × 256 tokens on the same demo server; server = its per-request "
+         "bench/peer.py: llama-benchy 3 × 256 tokens (+ its warm-up run) on the same demo server; "
+         "server = its per-request "
          "eval-time log lines; |mean peer / mean server − 1|", "report"),
     Goal("advisor_cpu_pct_of_core_while_streaming", "our process CPU while streaming (% of one core)",
-         "bench/cpu_overhead.py: process_time Δ ÷ wall Δ over 4 × 512-token streams from the demo server",
+         "bench/cpu_overhead.py: process_time Δ ÷ wall Δ over up to 4 × 512-token streams (≥ 2; 180 s budget) "
+         "from the demo server",
          "<=", 5.0),
     Goal("prompts_to_verdict_ratio_vs_fixed_200", "mean prompts to a verdict at 1.10× ÷ 200 (fixed design)",
          "bench/sim_ab.py via bench/sim_figures.py (shipped decision rule, vectorised twin)", "<=", 0.25),
@@ -66,7 +69,7 @@ GOALS: tuple[Goal, ...] = (
     Goal("probe_cold_s", "`spec-advisor probe` wall time, fresh process, no engine (s)",
          "bench/probe_time.py: median of 3 fresh processes", "<=", 2.0),
     Goal("quick_check_wall_s", "`spec-advisor check --quick` on the demo engine (s)",
-         "bench/quick_check.py: wall time of the CLI process on this machine's cores", "<=", 300.0),
+         "bench/quick_check.py: wall time of the CLI process on this machine's cores (600 s limit)", "<=", 300.0),
     Goal("false_enable_rate_null", "P(ENABLE) when ENABLE is wrong (worst null, peeking as shipped)",
          "bench/sim_ab.py via bench/sim_figures.py, ≥ 20k reps per scenario", "<=", 0.055),
     Goal("power_at_1_10x", "P(ENABLE) at a true 1.10×, sd 0.15, ≤ 60 prompts",
@@ -99,6 +102,8 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
         f"({m.get('cores_physical')} physical), {m.get('ram_total_gib')} GiB RAM, "
         f"GPU: {m.get('gpu') or 'none'} ({m.get('gpu_status')})",
         f"- **OS / Python**: {m.get('os')} / {m.get('python')}",
+        f"- **Load average at start** (1/5/15 min, shared machine): {m.get('load_avg_1_5_15')}; "
+        f"at end: {meta.get('load_avg_end')}",
         f"- **Engine**: {m.get('llama_server') or 'not installed'}",
         f"- **Mode**: {'--skip-slow (quick check and 20k simulation skipped)' if meta.get('skip_slow') else 'full'}",
         "",

@@ -11,6 +11,7 @@ never a made-up figure.
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import traceback
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import cpu_overhead, gui_figures, peer, probe_time, quick_check, report, sim_figures, tok_s_accuracy
-from bench.common import REPO, machine
+from bench.common import REPO, machine, stop_cleanly_on_sigterm
 
 SKIP_SLOW_REPS = 2_000
 NO_GPU = ("No GPU machine was available to this task: every figure above is from the CPU-only demo engine "
@@ -69,12 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-slow", action="store_true", help="no quick checks, 2k-rep simulation")
     ap.add_argument("--docs", type=Path, default=REPO / "docs", help="where to write benchmarks.md/.json")
     args = ap.parse_args(argv)
+    stop_cleanly_on_sigterm()
     t0 = time.monotonic()
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
     meta: dict[str, Any] = {"date": started, "machine": machine(), "skip_slow": args.skip_slow,
                             "command": ".venv/bin/python -m bench.run_all" + (" --skip-slow" if args.skip_slow else "")}
     results = run(args.skip_slow)
     meta["seconds"] = time.monotonic() - t0
+    meta["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     gpu = meta["machine"].get("gpu")
     meta["gpu_section"] = NO_GPU if not gpu else f"GPU present ({gpu}); the figures above used the demo engine."
     md, js = report.write(results, meta, args.docs)

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench.common import PYTHON, run_cli, tail
+from bench.common import PYTHON, run_cli, stop_cleanly_on_sigterm, tail
 
 KEYS = ("false_enable_rate_null", "power_at_1_10x", "prompts_to_verdict_ratio_vs_fixed_200")
 FULL_REPS = 20_000  # DESIGN §5: the benchmark suite runs the full simulation
@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=FULL_REPS)
     args = ap.parse_args(argv)
+    stop_cleanly_on_sigterm()
     out = measure(args.reps)
     out.pop("sim_scenarios", None)
     print(json.dumps(out, indent=1))
