@@ -16,7 +16,7 @@ from typing import Any
 
 from advisor.ab_types import ABDecision, PairResult
 from advisor.abtest import decide_ab
-from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.sequential import ABPolicy, Decision
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import RequestRecord, run_prompt
@@ -84,7 +84,7 @@ class ABStep:
         if stop_reason:
             warnings.append(warn(self.id, "stopped", stop_reason))
         yield from warnings
-        status = "aborted" if ctx.cancelled else "done"
+        status: StepStatus = "aborted" if ctx.cancelled else "done"
         yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 

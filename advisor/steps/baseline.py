@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from advisor import roofline, stats
-from advisor.events import Event, Progress, QualityWarning, Sample, StepDone
+from advisor.events import Event, Progress, QualityWarning, Sample, StepDone, StepStatus
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import percentile_or_none, run_prompt
 
@@ -46,7 +46,7 @@ class BaselineStep:
         if "roofline_tok_s" in evidence:
             yield Sample(self.id, "roofline_tok_s", 0.0, float(evidence["roofline_tok_s"]))
         yield from warnings
-        status = "aborted" if ctx.cancelled else "done"
+        status: StepStatus = "aborted" if ctx.cancelled else "done"
         yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 

@@ -35,7 +35,8 @@ class BatchStep:
         if ctx.arms.off is None or ctx.arms.on is None:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
             return
-        slots = min(_slots(ctx.arms.off.adapter), _slots(ctx.arms.on.adapter))
+        known = [n for n in (_slots(ctx.arms.off.adapter), _slots(ctx.arms.on.adapter)) if n is not None]
+        slots = min(known) if known else None
         levels = levels_for(ctx.config.budget.batch_levels, slots)
         if not levels:
             yield skipped(self.id, "the engine reports no parallel slots")

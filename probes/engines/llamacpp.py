@@ -137,9 +137,9 @@ class LlamaCppAdapter:
             for s in metrics.get(f"{_SPEC}num_accepted_tokens_per_pos_total", [])
         )
         return SpecCounters(
-            drafts=sum_by(metrics, f"{_SPEC}num_drafts_total"),
-            draft_tokens=sum_by(metrics, f"{_SPEC}num_draft_tokens_total"),
-            accepted_tokens=sum_by(metrics, f"{_SPEC}num_accepted_tokens_total"),
+            drafts=sum_by(metrics, f"{_SPEC}num_drafts_total") or 0.0,
+            draft_tokens=sum_by(metrics, f"{_SPEC}num_draft_tokens_total") or 0.0,
+            accepted_tokens=sum_by(metrics, f"{_SPEC}num_accepted_tokens_total") or 0.0,
             accepted_per_position=tuple(v for _, v in per_pos),
         )
 

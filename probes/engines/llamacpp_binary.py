@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from probes.base import Unavailable
-from probes.serialize import to_jsonable
+from probes.serialize import as_dict
 
 Generation = Literal["new", "old", "unknown"]
 
@@ -46,9 +46,7 @@ class FlagDialect:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (lists instead of tuples)."""
-        plain = to_jsonable(self)
-        assert isinstance(plain, dict)
-        return plain
+        return as_dict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,8 +60,7 @@ class LlamaServerBinary:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form; unavailable fields become {"unavailable": reason, "detail": ...}."""
-        plain = to_jsonable(self)
-        assert isinstance(plain, dict)
+        plain = as_dict(self)
         plain["flag_dialect"] = plain.pop("dialect")
         return plain
 
