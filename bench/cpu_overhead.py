@@ -28,7 +28,7 @@ def _rusage_cpu_s() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def measure(requests: int = 4, max_tokens: int = 512, budget_s: float = 180.0) -> dict[str, Any]:
+def measure(requests: int = 4, max_tokens: int = 512, budget_s: float = 120.0) -> dict[str, Any]:
     """Stream `requests` × up to `max_tokens` tokens; CPU and wall summed over the measured requests only."""
     try:
         with demo_server("cpu") as server:

@@ -22,7 +22,7 @@ STALL = "gui_max_stall_ms"
 SCRIPT = REPO / "bench" / "gui_bench.py"
 
 
-def measure(skip_check: bool = False, timeout_s: float = 1000.0) -> dict[str, Any]:
+def measure(skip_check: bool = False, timeout_s: float = 1000.0, steps: str | None = None) -> dict[str, Any]:
     """Run gui_bench once (offscreen Qt) and map its figures to our keys."""
     if not SCRIPT.is_file():
         return _nulls("not measured: bench/gui_bench.py is not in this checkout", "not measured: "
@@ -30,6 +30,7 @@ def measure(skip_check: bool = False, timeout_s: float = 1000.0) -> dict[str, An
     with tempfile.TemporaryDirectory(prefix="spec-bench-gui-") as tmp:
         out_path = Path(tmp) / "gui.json"
         argv = [PYTHON, str(SCRIPT), "--json-out", str(out_path)] + (["--skip-check"] if skip_check else [])
+        argv += ["--steps", steps] if steps and not skip_check else []
         try:
             done = run_cli(argv, timeout_s, isolated_env(Path(tmp)))
         except subprocess.TimeoutExpired:
@@ -53,6 +54,7 @@ def measure(skip_check: bool = False, timeout_s: float = 1000.0) -> dict[str, An
     else:
         out[STALL] = gui["stall_max_ms"]
         out[f"{STALL}_note"] = (f"20 ms heartbeat over a {gui.get('check_s', 0):.0f} s quick check "
+                                f"(steps: {steps or 'all'}) "
                                 f"({gui.get('heartbeats')} beats, p99 {gui.get('stall_p99_ms', 0):.0f} ms, "
                                 f"verdict {gui.get('verdict')})")
     return out

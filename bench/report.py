@@ -45,15 +45,16 @@ class Goal:
 
 GOALS: tuple[Goal, ...] = (
     Goal("client_vs_server_tok_s_rel_err", "our decode tok/s vs the engine's `predicted_per_second`",
-         "bench/tok_s_accuracy.py: demo llama-server, up to 6 × 512-token streams (≥ 2; 240 s budget); "
+         "bench/tok_s_accuracy.py: demo llama-server, up to 6 streams of `--tokens` (default 512; "
+         "≥ 2 streams, 120 s budget); "
          "client = Δn/Δt over the bursts; "
          "|mean client / mean server − 1|", "<=", 0.01),
     Goal("peer_vs_server_tok_s_rel_err", "llama-benchy's tg tok/s vs the engine's own, same requests",
-         "bench/peer.py: llama-benchy 3 × 256 tokens (+ its warm-up run) on the same demo server; "
+         "bench/peer.py: llama-benchy 3 runs × `--peer-tg` tokens (+ its warm-up run) on the same demo server; "
          "server = its per-request "
          "eval-time log lines; |mean peer / mean server − 1|", "report"),
     Goal("advisor_cpu_pct_of_core_while_streaming", "our process CPU while streaming (% of one core)",
-         "bench/cpu_overhead.py: process_time Δ ÷ wall Δ over up to 4 × 512-token streams (≥ 2; 180 s budget) "
+         "bench/cpu_overhead.py: process_time Δ ÷ wall Δ over up to 4 streams of `--tokens` (≥ 2, 120 s budget) "
          "from the demo server",
          "<=", 5.0),
     Goal("prompts_to_verdict_ratio_vs_fixed_200", "mean prompts to a verdict at 1.10× ÷ 200 (fixed design)",
@@ -64,12 +65,14 @@ GOALS: tuple[Goal, ...] = (
     Goal("chart_redraw_ms_median", "redraw of 6 plots × 10k points (median, ms)",
          "bench/gui_bench.py via bench/gui_figures.py, offscreen Qt, 40 rounds", "<=", 16.0),
     Goal("gui_max_stall_ms", "longest GUI-thread stall during a quick check (ms)",
-         "bench/gui_bench.py via bench/gui_figures.py: 20 ms heartbeat lateness while the window runs a check",
+         "bench/gui_bench.py via bench/gui_figures.py: 20 ms heartbeat lateness while the window runs a "
+         "quick check (`--gui-steps`)",
          "<=", 50.0),
     Goal("probe_cold_s", "`spec-advisor probe` wall time, fresh process, no engine (s)",
          "bench/probe_time.py: median of 3 fresh processes", "<=", 2.0),
     Goal("quick_check_wall_s", "`spec-advisor check --quick` on the demo engine (s)",
-         "bench/quick_check.py: wall time of the CLI process on this machine's cores (600 s limit)", "<=", 300.0),
+         "bench/quick_check.py: wall time of the CLI process on this machine's cores "
+         "(`--check-timeout`, default 600 s)", "<=", 300.0),
     Goal("false_enable_rate_null", "P(ENABLE) when ENABLE is wrong (worst null, peeking as shipped)",
          "bench/sim_ab.py via bench/sim_figures.py, ≥ 20k reps per scenario", "<=", 0.055),
     Goal("power_at_1_10x", "P(ENABLE) at a true 1.10×, sd 0.15, ≤ 60 prompts",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 import traceback
 from collections.abc import Callable
@@ -45,13 +46,14 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
     return out
 
 
-def run(skip_slow: bool) -> dict[str, Any]:
+def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s: float = 600.0,
+        gui_steps: str | None = None) -> dict[str, Any]:
     """All figures in one dict (keys, `<key>_note`s and details)."""
     results: dict[str, Any] = {}
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
-    results |= _stage("tok_s_accuracy", tok_s_accuracy.measure, (tok_s_accuracy.KEY,))
-    results |= _stage("cpu_overhead", cpu_overhead.measure, (cpu_overhead.KEY,))
-    results |= _stage("peer", peer.measure, (peer.KEY,))
+    results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
+    results |= _stage("cpu_overhead", lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,))
+    results |= _stage("peer", lambda: peer.measure(tg=peer_tg), (peer.KEY,))
     reps = SKIP_SLOW_REPS if skip_slow else sim_figures.FULL_REPS
     results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
     if skip_slow:
@@ -59,8 +61,9 @@ def run(skip_slow: bool) -> dict[str, Any]:
         for key in (quick_check.WALL, quick_check.RECON, quick_check.MBU):
             results[key], results[f"{key}_note"] = None, note
     else:
-        results |= _stage("quick_check", quick_check.measure, (quick_check.WALL, quick_check.RECON, quick_check.MBU))
-    results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow),
+        results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s),
+                          (quick_check.WALL, quick_check.RECON, quick_check.MBU))
+    results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     return results
 
@@ -69,13 +72,18 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-slow", action="store_true", help="no quick checks, 2k-rep simulation")
     ap.add_argument("--docs", type=Path, default=REPO / "docs", help="where to write benchmarks.md/.json")
+    ap.add_argument("--tokens", type=int, default=512, help="tokens per stream for tok/s and CPU (default 512)")
+    ap.add_argument("--peer-tg", type=int, default=256, help="tokens per llama-benchy run (default 256)")
+    ap.add_argument("--check-timeout", type=float, default=600.0, help="limit for the CLI quick check (s)")
+    ap.add_argument("--gui-steps", help="steps of the GUI's quick check (default: all)")
     args = ap.parse_args(argv)
     stop_cleanly_on_sigterm()
     t0 = time.monotonic()
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
     meta: dict[str, Any] = {"date": started, "machine": machine(), "skip_slow": args.skip_slow,
-                            "command": ".venv/bin/python -m bench.run_all" + (" --skip-slow" if args.skip_slow else "")}
-    results = run(args.skip_slow)
+                            "command": " ".join([".venv/bin/python -m bench.run_all",
+                                                 *(argv if argv is not None else sys.argv[1:])])}
+    results = run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps)
     meta["seconds"] = time.monotonic() - t0
     meta["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     gpu = meta["machine"].get("gpu")

@@ -31,7 +31,7 @@ KEY = "client_vs_server_tok_s_rel_err"
 MIN_TOKENS = 64  # shorter outputs make the first-burst offset dominate; they are not used
 
 
-def measure(requests: int = 6, max_tokens: int = 512, budget_s: float = 240.0) -> dict[str, Any]:
+def measure(requests: int = 6, max_tokens: int = 512, budget_s: float = 120.0) -> dict[str, Any]:
     """Run up to `requests` long generations (fewer, at least 2, if `budget_s` runs out) and compare the rates."""
     try:
         with demo_server("tok-s") as server:
