@@ -56,10 +56,13 @@ class CheckConfig:
     threads: int | None = None
     out_dir: Path | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    budget_override: Budget | None = None    # tests and benchmarks size steps precisely
 
     @property
     def budget(self) -> Budget:
-        """The sizes for this mode."""
+        """The sizes for this mode (or the override)."""
+        if self.budget_override is not None:
+            return self.budget_override
         return QUICK if self.quick else FULL
 
     @property
@@ -76,6 +79,7 @@ class CheckConfig:
         d["mode"] = self.mode
         # Prompts are de-duplicated (exact and near-duplicates) before any run, bundled or the user's own.
         d["repeated_prompts"] = False
+        d.pop("budget_override", None)
         d["budget"] = asdict(self.budget)
         d["budget"]["batch_levels"] = list(self.budget.batch_levels)
         return d

@@ -93,6 +93,10 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int) -> li
     ]
     if dialect is None or dialect.has_metrics_flag:
         argv.append("--metrics")
+    if dialect is None or dialect.knows("--cache-ram"):
+        # The host prompt cache saves and restores whole prompts across requests: it adds copy time to
+        # prompt_ms (distorting the verify curve) and is a cross-request warm cache the A/B must not have.
+        argv += ["--cache-ram", "0"]
     if config.threads:
         argv += ["-t", str(config.threads)]
     return argv + spec_args(config, dialect) + list(config.extra_args)
