@@ -49,6 +49,7 @@ class Session:
         self.store = store
         self.resume_run_id = resume_run_id
         self.run_id: str | None = None
+        self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
         self.cancel_flag = threading.Event()
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         self.run_dir = run_dir or config.out_dir or paths.runs_dir() / stamp
@@ -89,7 +90,7 @@ class Session:
             self.evidence["run_id"] = self.run_id
             self.subscribers.append(Recorder(self.store, self.run_id))
         try:
-            arms = self._start()
+            arms = self.arms = self._start()
             self._run_steps(arms, self._plan(arms))
             status = "aborted" if self.cancel_flag.is_set() else "complete"
             done = self._finish(status, "")
