@@ -111,10 +111,13 @@ def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
 def attach(config: CheckConfig) -> Arms:
     """Use the user's running servers. The one whose `/slots` says speculation is on becomes the ON arm;
     when both say the same (an A/A run), `--engine-url` is OFF and `--engine-url-b` is ON, as documented."""
-    from probes.engines.discovery import connect
+    from probes.engines.discovery import EngineConnectError, connect
 
     urls = [u for u in (config.engine_url, config.engine_url_b) if u]
-    adapters = [connect(u, allow_remote=config.allow_remote) for u in urls]
+    try:
+        adapters = [connect(u, allow_remote=config.allow_remote) for u in urls]
+    except EngineConnectError as exc:
+        raise UserError(str(exc), hint="is the engine running? `spec-advisor probe` lists what it finds") from exc
     states = [_spec_active(a) for a in adapters]
     if len(adapters) == 1:
         name: ArmName = "on" if states[0] else "off"

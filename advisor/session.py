@@ -181,8 +181,10 @@ class Session:
             verdict = decide_evidence(self.evidence)
             self.evidence["reconciliation"] = verdict.pop("reconciliation", None)
             write_atomic(self.run_dir / "verdict.json", json.dumps(json_safe(verdict), indent=1))
-        self.save()
-        return SessionDone(status=status, run_dir=str(self.run_dir), verdict=verdict,  # type: ignore[arg-type]
+        if self.evidence["environment"]:  # nothing started (bad URL, no engine): no empty run folder
+            self.save()
+        run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
+        return SessionDone(status=status, run_dir=run_dir, verdict=verdict,  # type: ignore[arg-type]
                            message=message)
 
 

@@ -19,6 +19,9 @@ def print_summary(evidence: Mapping[str, Any], done: SessionDone, out: TextIO) -
     for sid, step in steps.items():
         reason = f" ({step['reason']})" if step.get("reason") else ""
         out.write(f"  {sid:<11} {step['status']}{reason}\n")
+    if not steps:
+        out.write(f"Check {done.status}: {done.message or 'nothing was measured'}\n")
+        return
     base = (steps.get("baseline") or {}).get("evidence") or {}
     acc = (steps.get("acceptance") or {}).get("evidence") or {}
     ab = (steps.get("ab") or {}).get("evidence") or {}
@@ -43,4 +46,5 @@ def print_summary(evidence: Mapping[str, Any], done: SessionDone, out: TextIO) -
         out.write(f"  flags: {flags['command']}\n")
     if done.message:
         out.write(f"\n{done.message}\n")
-    out.write(f"\nRun folder: {done.run_dir}\n")
+    if done.run_dir:
+        out.write(f"\nRun folder: {done.run_dir}\n")

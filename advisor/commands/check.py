@@ -11,6 +11,7 @@ from pathlib import Path
 from types import FrameType
 
 from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
+from advisor.environment import model_dict
 from advisor.errors import UserError
 from advisor.progress import ProgressPrinter
 from advisor.session import Session
@@ -59,6 +60,13 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         raise UserError("--engine-url-b needs --engine-url")
     if args.draft_max < 1:
         raise UserError("--draft-max must be at least 1")
+    if args.prompts is not None:
+        # Fail on a bad prompt file before any engine starts (loading the file is cheap; servers are not).
+        from advisor.workloads import MIN_DISTINCT_PROMPTS, dedupe, load_user_prompts
+
+        dedupe(load_user_prompts(args.prompts), min_count=MIN_DISTINCT_PROMPTS)
+    if args.model is not None:
+        model_dict(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
