@@ -52,7 +52,7 @@ def test_probe_real_engine_with_ngram(capsys: pytest.CaptureFixture[str], server
 @pytest.fixture
 def not_an_llm() -> Iterator[str]:
     class Page(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        def do_GET(self) -> None:
             body = b"<html><body>router admin</body></html>"
             self.send_response(200 if self.path == "/" else 404)
             self.send_header("Content-Type", "text/html")
