@@ -101,7 +101,8 @@ def _trace(report: Mapping[str, Any], lang: str) -> str:
 
 
 def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
-    state = "pass" if guard["passed"] else "fail"
+    # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
+    state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
     return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "trace." + state))}'
             f'</td><td>{e(guard["detail"])}</td></tr>')
 

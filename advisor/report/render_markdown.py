@@ -125,7 +125,7 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- ⚠ {md_text(w['message'])}" for w in step["warnings"]), ""] if step["warnings"] else []
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
         out += [""] if step["values"] else []
-        guards = [[md_text(g["name"]), text(lang, "trace.pass" if g["passed"] else "trace.fail"),
+        guards = [[md_text(g["name"]), text(lang, _state_key(g["passed"])),
                    md_text(g["detail"])] for g in step["guards"]]
         out += [*_table([text(lang, "step.guards"), "", ""], guards), ""] if guards else []
         for chart in step["charts"]:
@@ -162,3 +162,8 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
              text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
              text(lang, "footer.generated", version=report.get("app_version", "?"))]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _state_key(passed: object) -> str:
+    """pass / fail / unknown: a guard that could not be checked (no GPU) is not a failure."""
+    return "trace.pass" if passed is True else "trace.fail" if passed is False else "trace.unknown"

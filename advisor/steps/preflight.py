@@ -35,15 +35,23 @@ class PreflightStep:
         guards: dict[str, dict[str, Any]] = {}
         our_pids = {a.server.pid for a in (ctx.arms.off, ctx.arms.on) if a and a.server and a.server.pid}
         guards.update(gpu_guards(ctx.environment, our_pids))
-        power = (ctx.environment.get("host") or {}).get("power_source")
-        guards["power"] = {"passed": power != "battery",
-                           "detail": "on battery: clocks may be limited" if power == "battery" else str(power)}
+        guards["power"] = power_guard((ctx.environment.get("host") or {}).get("power_source"))
         guards.update(spec_guards(ctx))
         warnings: list[QualityWarning] = [
             warn(self.id, f"guard-{name}", g["detail"]) for name, g in guards.items() if g["passed"] is False]
         yield from warnings
         yield StepDone(self.id, "done", {"guards": guards}, elapsed_s=time.monotonic() - t0,
                        warnings=tuple(warnings))
+
+
+def power_guard(power: Any) -> dict[str, Any]:
+    """Battery power can cap clocks mid-run; desktops without a power-supply entry are simply unknown."""
+    if power == "battery":
+        return {"passed": False, "detail": "on battery: clocks may be limited"}
+    if power == "ac":
+        return {"passed": True, "detail": "on mains power"}
+    detail = power.get("detail") if isinstance(power, Mapping) else None
+    return {"passed": None, "detail": f"power source unknown ({detail or 'not reported'})"}
 
 
 def gpu_guards(environment: Mapping[str, Any], our_pids: set[int]) -> dict[str, dict[str, Any]]:
