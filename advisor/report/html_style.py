@@ -46,7 +46,7 @@ th,td{text-align:left;padding:6px 10px;border-bottom:1px solid var(--line);verti
 th{color:var(--muted);font-weight:600;font-size:12px;text-transform:uppercase;letter-spacing:.04em}
 td.k{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;
 width:45%}
-.res{font-weight:700;font-size:12px} .res.pass{color:var(--ok)} .res.fail{color:var(--no)}
+.res{font-weight:700;font-size:12px;white-space:nowrap} .res.pass{color:var(--ok)} .res.fail{color:var(--no)}
 .res.unknown{color:var(--unk)}
 .badge{font-size:12px;font-weight:600;padding:2px 8px;border-radius:999px;background:var(--bg);color:var(--muted);
 margin-left:8px;vertical-align:2px}
