@@ -33,7 +33,8 @@ def _english() -> Iterator[None]:
 
 @pytest.fixture
 def saved_run() -> Path:
-    """A complete quick check of the demo engine, trimmed (tests/fixtures/runs/demo-quick)."""
+    """A quick check of the demo engine on a loaded 2-core machine (A/B stopped by a timeout after 10 pairs),
+    trimmed of prompts and outputs (tests/fixtures/runs/demo-quick)."""
     return FIXTURE_RUNS / "demo-quick"
 
 
