@@ -127,7 +127,10 @@ def summarise(records: Sequence[RequestRecord], deltas: Sequence[SpecCounters], 
     width = max((len(d.accepted_per_position) for d in deltas), default=0)
     per_pos = [sum(d.accepted_per_position[i] for d in deltas if i < len(d.accepted_per_position)) / drafts
                for i in range(width)] if drafts > 0 else []
+    generated = sum(max(r.completion_tokens - 1, 0) for r in records)
     return {
+        # How often the method had a draft at all: n-gram drafting on diverse prompts often finds nothing to copy.
+        "draft_coverage": (sum(r.draft_tokens or 0 for r in records) / generated) if generated else None,
         "rate": overall.get("rate"), "rate_ci_low": overall.get("ci_low"), "rate_ci_high": overall.get("ci_high"),
         "mean_length": (1.0 + accepted / drafts) if drafts > 0 else _mean_length(records),
         "mean_length_source": "metrics" if drafts > 0 else "timings-estimate",
