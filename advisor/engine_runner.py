@@ -13,6 +13,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -102,6 +103,20 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int) -> li
     return argv + spec_args(config, dialect) + list(config.extra_args)
 
 
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM when our process dies, even by SIGKILL or OOM.
+
+    The server runs in its own session so `stop()` can end its group; that also cuts it loose from us, so
+    without this a killed spec-advisor would leave servers running forever. The signal is tied to the thread
+    that started the server, which is the thread that also stops it.
+    """
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+
+
 class EngineStartError(UserError):
     """The managed server did not come up; the message carries the end of its log."""
 
@@ -128,6 +143,7 @@ class ManagedServer:
             self._proc = subprocess.Popen(
                 self.argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True,  # own process group: stop() can end children too
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
             )
         _LIVE.add(self)
         try:
