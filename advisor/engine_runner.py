@@ -98,6 +98,11 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int) -> li
         # The host prompt cache saves and restores whole prompts across requests: it adds copy time to
         # prompt_ms (distorting the verify curve) and is a cross-request warm cache the A/B must not have.
         argv += ["--cache-ram", "0"]
+    if dialect is None or dialect.knows("--poll"):
+        # Both arms run side by side; an idle server whose threads poll for work steals the cores the busy one
+        # needs (seen here: 0.4 tok/s next to a polling idle server vs ~75 tok/s with --poll 0). Same for both
+        # arms, so the comparison stays fair.
+        argv += ["--poll", "0"]
     if config.threads:
         argv += ["-t", str(config.threads)]
     return argv + spec_args(config, dialect) + list(config.extra_args)
