@@ -183,9 +183,15 @@ class MainWindow(QMainWindow):
             view.retranslate()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Stop a running check (its servers are stopped by the session) before the window goes."""
-        self.controller.cancel()
-        self.controller.wait(30_000)
+        """Stop a running check first: the session stops its servers, and a QThread destroyed while running
+        would abort the process. The window hides and closes itself once the check has ended."""
+        if self.controller.running:
+            self.controller.cancel()
+            if not self.controller.wait(5_000):
+                self.hide()
+                self.controller.finished.connect(lambda _: self.close())
+                event.ignore()
+                return
         self.start_view.shutdown()
         self.run_view.charts.stop()
         super().closeEvent(event)

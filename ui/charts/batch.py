@@ -22,8 +22,7 @@ class BatchChart(LiveChart):
         self.add_series("off", "series.off", theme.BLUE, symbol="o")
         self.add_series("on", "series.on", theme.ORANGE, symbol="s")
         self.crossover = pg.InfiniteLine(angle=90, pen=theme.pen(theme.VERMILLION, 1.2, dashed=True), label="",
-                                         labelOpts={"position": 0.12, "color": theme.VERMILLION,
-                                                    "anchors": [(1.05, 0.5), (1.05, 0.5)]})
+                                         labelOpts={"position": 0.12, "color": theme.VERMILLION})
         self.crossover.setVisible(False)
         self.addItem(self.crossover)
 
@@ -34,6 +33,11 @@ class BatchChart(LiveChart):
             self._mark(x)
 
     def _mark(self, c: float) -> None:
+        # The label goes on the side with room: left of the line at the right edge, right of it otherwise.
+        xs = self.rings["off"].arrays()[0]
+        at_right = len(xs) > 0 and c >= float(xs.max())
+        anchor = (1.05, 0.5) if at_right else (-0.05, 0.5)
+        self.crossover.label.anchors = [anchor, anchor]
         self.crossover.setValue(c)
         self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
         self.crossover.setVisible(True)
