@@ -7,6 +7,7 @@ server's `/slots` reports it (not `/props`, which always says "none").
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -19,6 +20,10 @@ from probes.engines.base import EngineError
 # Clock-event reasons that mean the card is held below its normal clocks (engines.md §5 bitmask).
 THROTTLE_REASONS = frozenset(
     {"sw-power-cap", "hw-slowdown", "sw-thermal-slowdown", "hw-thermal-slowdown", "hw-power-brake-slowdown"})
+# llama.cpp's CPU threads wait on each other at every op; when other work holds the cores, a decode step can
+# take 100× longer (seen here: 0.4 tok/s while another engine decoded, ~75 tok/s alone). A 1-minute load
+# average above half the logical cores before we start means the timings will not describe this machine.
+MAX_LOAD_PER_CORE = 0.5
 # Below 1 GiB free, a draft model or a longer KV cache may spill or fail to load (a home-GPU rule of thumb).
 MIN_FREE_VRAM_GIB = 1.0
 
@@ -35,6 +40,7 @@ class PreflightStep:
         guards: dict[str, dict[str, Any]] = {}
         our_pids = {a.server.pid for a in (ctx.arms.off, ctx.arms.on) if a and a.server and a.server.pid}
         guards.update(gpu_guards(ctx.environment, our_pids))
+        guards["host-load"] = load_guard()
         guards["power"] = power_guard((ctx.environment.get("host") or {}).get("power_source"))
         guards.update(spec_guards(ctx))
         warnings: list[QualityWarning] = [
@@ -42,6 +48,18 @@ class PreflightStep:
         yield from warnings
         yield StepDone(self.id, "done", {"guards": guards}, elapsed_s=time.monotonic() - t0,
                        warnings=tuple(warnings))
+
+
+def load_guard() -> dict[str, Any]:
+    """Is something else keeping the CPU busy? (Unix load average; unknown elsewhere.)"""
+    try:
+        load1 = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return {"passed": None, "detail": "load average not available on this system"}
+    cores = os.cpu_count() or 1
+    busy = load1 > MAX_LOAD_PER_CORE * cores
+    detail = f"1-minute load {load1:.1f} on {cores} logical cores"
+    return {"passed": not busy, "detail": detail + (": other work is running, timings will be noisy" if busy else "")}
 
 
 def power_guard(power: Any) -> dict[str, Any]:
