@@ -83,6 +83,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("acceptance.rate_ci_low", "float", "0..1", "lower 95% bound of α (prompt bootstrap)", "step acceptance"),
     _s("acceptance.rate_ci_high", "float", "0..1", "upper 95% bound of α", "step acceptance"),
     _s("acceptance.mean_length", "float", "tokens", "τ = 1 + accepted ÷ verify steps", "step acceptance"),
+    _s("acceptance.draft_coverage", "float", "ratio", "drafted tokens per generated token (how often a draft "
+       "existed at all; n-gram drafting on diverse prompts often has nothing to copy)", "step acceptance"),
     _s("acceptance.repeat_inflation", "float", "ratio", "tok/s on re-seen prompts ÷ first runs (canary)",
        "step acceptance"),
     _s("acceptance.min_category_rate", "float", "0..1", "α of the weakest prompt category", "step acceptance"),

@@ -119,7 +119,7 @@ def _cv_pct(samples: object) -> float | None:
 
 
 def _acceptance(ev: Mapping[str, Any], out: dict[str, object]) -> None:
-    for key in ("rate", "rate_ci_low", "rate_ci_high", "mean_length", "repeat_inflation"):
+    for key in ("rate", "rate_ci_low", "rate_ci_high", "mean_length", "repeat_inflation", "draft_coverage"):
         _put(out, f"acceptance.{key}", _num(ev.get(key)))
     if "acceptance.repeat_inflation" not in out:
         _put(out, "acceptance.repeat_inflation", _num(_m(ev.get("canary")).get("seen_rerun_inflation")))

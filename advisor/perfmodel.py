@@ -51,6 +51,25 @@ def predicted_speedup(tau: float, verify_ratio: float, gamma: int, draft_cost_ra
     return tau * t1 / denominator
 
 
+def predicted_speedup_with_coverage(tau: float, verify_ratio: float, gamma: int, draft_cost_ratio: float,
+                                    draft_coverage: float) -> float:
+    """Speedup when only some steps carry a draft (×).
+
+    `draft_coverage` = drafted tokens ÷ generated tokens. Drafting steps per generated token are
+    d = coverage/γ; each yields τ tokens for (verify + γ·draft) time, the other tokens come one per plain
+    step of time T(1). Per-token time = d·(verify + γ·draft) + (1 − d·τ), so speedup = 1 / that. With a draft at
+    every step (d = 1/τ) this is exactly `predicted_speedup`. N-gram methods on diverse prompts often find
+    nothing to copy, and without this term the model credits them with gains on steps that never drafted.
+    """
+    if gamma < 1 or draft_coverage < 0:
+        raise ValueError("γ ≥ 1 and coverage ≥ 0 are required")
+    d = min(draft_coverage / gamma, 1.0 / tau)  # cannot draft on more steps than there are
+    per_token = d * (verify_ratio + gamma * draft_cost_ratio) + (1.0 - d * tau)
+    if per_token <= 0:
+        raise ValueError("verify cost must be positive")
+    return 1.0 / per_token
+
+
 def moe_unique_experts(n_experts: int, top_m: int, k: int) -> float:
     """Expected distinct experts touched in one layer by k tokens: N·(1 − (1 − m/N)^k) (uniform routing)."""
     if n_experts <= 0 or not 0 < top_m <= n_experts or k < 0:

@@ -110,5 +110,9 @@ def predict(facts: Mapping[str, object]) -> Prediction | None:
         tau = perfmodel.expected_tokens_per_step(alpha, gamma)
     cost = _draft_cost(facts, priors)
     verify = _verify_ratio(facts, gamma, priors)
-    speedup = perfmodel.predicted_speedup(tau, verify, gamma, cost)
+    coverage = _f(facts, "acceptance.draft_coverage")
+    if coverage is not None:
+        speedup = perfmodel.predicted_speedup_with_coverage(tau, verify, gamma, cost, coverage)
+    else:  # no measured coverage: assume a draft at every step (the textbook case, an optimistic bound)
+        speedup = perfmodel.predicted_speedup(tau, verify, gamma, cost)
     return Prediction(speedup, tau, gamma, alpha, cost, verify, tuple(priors))

@@ -77,3 +77,15 @@ def test_predict_moe_without_verify_uses_expert_model() -> None:
                  "model.expert_count": 128, "model.expert_used_count": 8, "model.total_params_b": 30.5,
                  "model.active_params_b": 3.3})
     assert p is not None and p.verify_ratio > 1.5
+
+
+def test_coverage_reduces_to_the_textbook_formula_when_every_step_drafts() -> None:
+    from advisor.perfmodel import predicted_speedup, predicted_speedup_with_coverage
+
+    tau, gamma = 3.0, 4
+    full = predicted_speedup_with_coverage(tau, 1.2, gamma, 0.0, draft_coverage=gamma / tau)
+    assert full == pytest.approx(predicted_speedup(tau, 1.2, gamma, 0.0))
+    # Drafts on 3% of tokens: almost nothing changes, whatever the acceptance.
+    assert predicted_speedup_with_coverage(6.25, 4.7, 8, 0.0, draft_coverage=0.032) == pytest.approx(
+        1 / (0.004 * 4.7 + 1 - 0.004 * 6.25))
+    assert predicted_speedup_with_coverage(tau, 1.2, gamma, 0.0, draft_coverage=0.0) == 1.0
