@@ -15,6 +15,9 @@ from advisor.events import Event, SessionDone
 from advisor.session import Session
 
 log = logging.getLogger(__name__)
+# Threads still running hold a reference here: if their owner (a window) is destroyed first, Qt would
+# otherwise destroy a running QThread, which aborts the process ("Destroyed while thread is still running").
+_RUNNING: set[SessionThread] = set()
 
 
 class SessionBridge(QObject):
@@ -36,6 +39,8 @@ class SessionThread(QThread):
     def __init__(self, session: Session, bridge: SessionBridge) -> None:
         super().__init__()
         self.session, self.bridge = session, bridge
+        self.started.connect(lambda: _RUNNING.add(self))
+        self.finished.connect(lambda: _RUNNING.discard(self))
 
     def run(self) -> None:
         try:

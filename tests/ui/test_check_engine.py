@@ -1,5 +1,8 @@
 """Press the button against the real demo engine (llama-server + SmolLM2): charts fill, the verdict view
-is filled, and Cancel leaves a consistent state. One real-engine test at a time (2 cores)."""
+is filled, and Cancel leaves a consistent state. One real-engine test at a time (2 cores).
+
+Timeouts are generous: an unloaded 2-core machine runs a quick check in 2–4 minutes, but a machine shared
+with other engine tests has been measured at 10+ minutes."""
 
 from __future__ import annotations
 
@@ -26,7 +29,7 @@ def _left():  # type: ignore[no-untyped-def]
 
 
 def test_quick_baseline_and_acceptance(window, qtbot, llama_binary, demo_model) -> None:  # type: ignore[no-untyped-def]
-    done = _press(window, qtbot, ("baseline", "acceptance"), timeout_s=240)
+    done = _press(window, qtbot, ("baseline", "acceptance"), timeout_s=900)
     assert done.status == "complete", done.message
     charts = window.run_view.charts
     assert len(charts.decode.rings["decode"]) > 0 and charts.decode.roofline is not None
@@ -40,7 +43,7 @@ def test_quick_baseline_and_acceptance(window, qtbot, llama_binary, demo_model) 
 
 
 def test_full_quick_check_fills_every_chart(window, qtbot, llama_binary, demo_model) -> None:  # type: ignore[no-untyped-def]
-    done = _press(window, qtbot, ("baseline", "acceptance", "verify", "batch", "ab"), timeout_s=420)
+    done = _press(window, qtbot, ("baseline", "acceptance", "verify", "batch", "ab"), timeout_s=1500)
     assert done.status == "complete", done.message
     c = window.run_view.charts
     for chart, key in ((c.decode, "decode"), (c.canary, "tok_s"), (c.verify, "measured"), (c.batch, "off"),
@@ -55,18 +58,19 @@ def test_cancel_mid_run_keeps_a_consistent_state(window, qtbot, llama_binary, de
     window.start_view.form.steps = ("baseline", "acceptance", "verify", "batch", "ab")
     started = []
     window.controller.received.connect(
-        lambda e: started.append(e) if type(e).__name__ == "Sample" and e.step == "acceptance" else None)
+        lambda e: started.append(e) if type(e).__name__ == "Sample" and e.step == "baseline" else None)
     qtbot.mouseClick(window.start_view.button, _left())
-    qtbot.waitUntil(lambda: len(started) >= 2, timeout=240_000)
-    with qtbot.waitSignal(window.controller.finished, timeout=120_000) as blocker:
+    qtbot.waitUntil(lambda: len(started) >= 2, timeout=600_000)  # mid-baseline: some measured, more to come
+    with qtbot.waitSignal(window.controller.finished, timeout=300_000) as blocker:
         qtbot.mouseClick(window.run_view.cancel_button, _left())
     done = blocker.args[0]
     assert done.status == "aborted"
     states = window.run_view.steps.states()
-    assert states["baseline"] == "done" and states["acceptance"] == "aborted"
-    assert states["ab"] == "notrun"
+    assert states["preflight"] == "done" and states["baseline"] == "aborted"
+    assert states["acceptance"] == states["ab"] == "notrun"
     evidence = json.loads((Path(done.run_dir) / "evidence.json").read_text())
-    assert evidence["status"] == "aborted" and evidence["steps"]["acceptance"]["status"] == "aborted"
+    assert evidence["status"] == "aborted" and evidence["steps"]["baseline"]["status"] == "aborted"
+    assert evidence["steps"]["baseline"]["evidence"]["samples"], "what was measured is kept"
     assert window.start_view.button.isEnabled() and not window.run_view.cancel_button.isVisible()
     assert window.run_view.verdict_button.isVisible() == (done.verdict is not None)
     assert "Traceback" not in window.run_view.status.text()
