@@ -71,6 +71,7 @@ def test_cancel_mid_run_keeps_a_consistent_state(window, qtbot, llama_binary, de
     evidence = json.loads((Path(done.run_dir) / "evidence.json").read_text())
     assert evidence["status"] == "aborted" and evidence["steps"]["baseline"]["status"] == "aborted"
     assert evidence["steps"]["baseline"]["evidence"]["samples"], "what was measured is kept"
-    assert window.start_view.button.isEnabled() and not window.run_view.cancel_button.isVisible()
-    assert window.run_view.verdict_button.isVisible() == (done.verdict is not None)
+    # isHidden, not isVisible: the window is never shown offscreen, so isVisible is always False.
+    assert window.start_view.button.isEnabled() and window.run_view.cancel_button.isHidden()
+    assert (not window.run_view.verdict_button.isHidden()) == (done.verdict is not None)
     assert "Traceback" not in window.run_view.status.text()
