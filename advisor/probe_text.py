@@ -35,6 +35,10 @@ def _engine(e: Mapping[str, Any]) -> str:
         spec_text = f"speculation {state}" + (f" ({spec['method']})" if spec.get("method") else "")
     else:
         spec_text = f"speculation {_v(spec)}"
+    rate, length = e.get("acceptance_rate"), e.get("mean_acceptance_length")
+    if isinstance(rate, int | float):
+        spec_text += f", acceptance {rate:.0%}"
+        spec_text += f" (mean length {length:.2f})" if isinstance(length, int | float) else ""
     return f"{e.get('kind')} {_v(e.get('version'))} at {e.get('base_url')}: model {_v(e.get('model'))}, {spec_text}"
 
 
