@@ -41,7 +41,7 @@ class LiveChart(pg.PlotWidget):
         item.hideButtons()
         self.setMouseEnabled(x=False, y=False)
         self.legend = item.addLegend(offset=legend_offset, labelTextSize="8pt", labelTextColor=theme.TEXT,
-                                     brush=pg.mkBrush(255, 255, 255, 210), verSpacing=-6)
+                                     brush=pg.mkBrush(255, 255, 255, 140), verSpacing=-6)
         self.setMinimumSize(220, 170)
         self.retranslate()
 
