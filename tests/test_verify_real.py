@@ -34,7 +34,7 @@ DRAFT_MAX = 7  # k up to γ+1 = 8
 
 
 def _verify(binary: Any, model: Path, tmp: Path) -> list[dict[str, Any]]:
-    budget = dataclasses.replace(QUICK, verify_repeats=5, verify_depth_tokens=128)
+    budget = dataclasses.replace(QUICK, verify_repeats=7, verify_depth_tokens=128)
     config = CheckConfig(quick=True, draft_max=DRAFT_MAX, steps=("verify",), budget_override=budget)
     with ManagedServer(binary, ServerConfig(model=model, threads=2, label=model.stem), tmp) as server:
         adapter = LlamaCppAdapter(server.base_url)
@@ -56,9 +56,11 @@ def test_moe_verify_curve_rises_faster_and_tracks_prediction(llama_binary: Any, 
     for d, m in zip(dense, moe, strict=True):
         print(f"{d['k']:3d}   {d['ratio']:5.2f} ({d['predicted_ratio']:5.2f})     "
               f"{m['ratio']:5.2f} ({m['predicted_ratio']:5.2f})")
-    top_dense, top_moe = dense[-1], moe[-1]
-    assert top_dense["k"] == top_moe["k"] == DRAFT_MAX + 1
-    assert top_moe["ratio"] > top_dense["ratio"] * 1.15, "the MoE curve must rise clearly faster"
+    assert dense[-1]["k"] == moe[-1]["k"] == DRAFT_MAX + 1
+    # Compare the upper half of the curves (k ≥ 4) rather than one point: a single k can catch a noisy moment.
+    upper_dense = sum(p["ratio"] for p in dense if p["k"] >= 4) / len([p for p in dense if p["k"] >= 4])
+    upper_moe = sum(p["ratio"] for p in moe if p["k"] >= 4) / len([p for p in moe if p["k"] >= 4])
+    assert upper_moe > upper_dense * 1.15, "the MoE curve must rise clearly faster"
     for curve in (dense, moe):
         for p in curve:
             assert abs(p["ratio"] / p["predicted_ratio"] - 1.0) <= TOLERANCE, p
