@@ -83,11 +83,12 @@ def test_engine_killed_mid_stream(llama_binary, demo_model, tmp_path) -> None:  
     server = ManagedServer(llama_binary, ServerConfig(model=demo_model, threads=2, label="victim"), tmp_path)
     with server:
         adapter = LlamaCppAdapter(server.base_url, idle_timeout_s=10)
-        killer = threading.Timer(1.0, server.kill)
+        killer = threading.Timer(0.5, server.kill)
         killer.start()
         try:
             with pytest.raises(EngineError) as err:
-                adapter.complete("Write a very long story about the sea.", max_tokens=4000)
+                # A raw counting prompt keeps a small model generating far past the kill.
+                adapter.complete("1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,", max_tokens=4000)
         finally:
             killer.cancel()
         assert err.value.kind in ("stream-broken", "unreachable")
