@@ -6,7 +6,6 @@ Everything that can be checked before evaluation is checked here, so a typo fail
 
 from __future__ import annotations
 
-import os
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -14,8 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
-import platformdirs
-
+from advisor import paths
 from advisor.errors import UserError
 from advisor.facts import FACT_SPECS, suggest
 from advisor.rule_text import placeholders
@@ -79,8 +77,7 @@ class RuleSet:
 
 def config_dir() -> Path:
     """User configuration folder; `SPEC_ADVISOR_CONFIG_DIR` overrides platformdirs (tests use it)."""
-    env = os.environ.get(CONFIG_ENV)
-    return Path(env) if env else Path(platformdirs.user_config_dir("spec-advisor"))
+    return paths.config_dir()
 
 
 def _fail(where: str, message: str) -> RuleError:

@@ -11,8 +11,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-import platformdirs
-
+from advisor import paths
 from advisor.errors import UserError
 
 SCHEMA_VERSION = 1
@@ -61,8 +60,7 @@ class StoreError(UserError):
 
 def data_dir() -> Path:
     """The folder for the history database: `$SPEC_ADVISOR_DATA_DIR` or the platform's user data dir."""
-    override = os.environ.get(DATA_DIR_ENV)
-    return Path(override) if override else Path(platformdirs.user_data_dir("spec-advisor"))
+    return paths.data_dir()
 
 
 def default_db_path() -> Path:
