@@ -10,6 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from advisor.perfmodel import mbu, roofline_tok_s
+
+__all__ = ["Roofline", "bytes_per_token_gb", "classify", "mbu", "peak_bandwidth"]
+
 Bottleneck = Literal["memory", "compute", "overhead"]
 BandwidthSource = Literal["gpu-nvml", "host-measured"]
 
@@ -33,7 +37,7 @@ class Roofline:
     @property
     def max_tok_s(self) -> float:
         """tok/s if every step were pure weight + KV reads at peak bandwidth."""
-        return self.peak_gbs / self.bytes_per_token_gb
+        return roofline_tok_s(self.peak_gbs, self.bytes_per_token_gb)
 
 
 def peak_bandwidth(environment: Mapping[str, Any]) -> tuple[float, BandwidthSource] | None:
@@ -57,11 +61,6 @@ def bytes_per_token_gb(model: Mapping[str, Any], context_tokens: float) -> float
     kv = model.get("kv_bytes_per_token")
     kv_read = float(kv) * context_tokens if isinstance(kv, int | float) else 0.0
     return (float(weights) + kv_read) / 1e9
-
-
-def mbu(bytes_gb: float, tok_s: float, peak_gbs: float) -> float:
-    """Fraction of peak bandwidth used by decoding (0..1, can exceed 1 when the peak is underestimated)."""
-    return bytes_gb * tok_s / peak_gbs
 
 
 def classify(mbu_value: float, bytes_gb: float) -> Bottleneck:
