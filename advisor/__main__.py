@@ -2,6 +2,6 @@
 
 import sys
 
-from advisor.cli import main
+from advisor.cli.main import main
 
 sys.exit(main())

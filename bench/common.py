@@ -15,11 +15,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from advisor.demo import demo_model_path
-from advisor.engine_runner import ManagedServer, ServerConfig
+from advisor.demo.model import demo_model_path
+from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import CompletionResult
-from probes.engines.llamacpp_binary import find_llama_server
+from probes.engines.llamacpp.binary import find_llama_server
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -108,7 +108,7 @@ def tail(text: str | bytes | None, lines: int = 6) -> str:
 
 def machine() -> dict[str, Any]:
     """CPU model, cores, RAM and GPU, from the project's own probes (no bandwidth measurement here)."""
-    from probes.gpu import probe_gpus
+    from probes.gpu.probe import probe_gpus
     from probes.host import probe_host
 
     host = probe_host(measure_bandwidth=False)

@@ -17,7 +17,7 @@ from typing import Any
 
 from bench.common import LONG_PROMPTS, EngineMissing, demo_server, server_tok_s, stop_cleanly_on_sigterm
 from probes.engines.base import EngineError
-from probes.engines.llamacpp import LlamaCppAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 KEY = "advisor_cpu_pct_of_core_while_streaming"
 TARGET_TOK_S = 80.0

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from advisor.jsonutil import json_safe
+from advisor.evidence.jsonsafe import json_safe
 
 Op = Literal["<=", ">=", "report"]
 

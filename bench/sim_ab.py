@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.sim_ab [--reps 20000] [--seed 1] [--json-out FILE] [--calibrate-reps 200000]
 
-Runs `advisor.abtest.run_batch`, the vectorised twin of `decide_ab` (same `look_stats`, `stat_guards`
+Runs `advisor.ab.decision.run_batch`, the vectorised twin of `decide_ab` (same `look_stats`, `stat_guards`
 and `classify`; tests/test_ab_equivalence.py checks both give the same verdict on 500 random datasets).
 Prints P(ENABLE), P(SKIP), P(INCONCLUSIVE) and mean prompts per scenario, and the headline figures.
 
@@ -20,9 +20,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from advisor.ab_sim import Scenario, null_scenarios
-from advisor.abtest import run_batch
-from advisor.sequential import CODE_ENABLE, CODE_INCONCLUSIVE, CODE_SKIP, ABPolicy
+from advisor.ab.decision import run_batch
+from advisor.ab.sequential import CODE_ENABLE, CODE_INCONCLUSIVE, CODE_SKIP, ABPolicy
+from advisor.ab.simulation import Scenario, null_scenarios
 
 N_MAX = 60  # last planned look (ABPolicy.looks)
 FIXED_N = 200  # the fixed-sample design we compare against (brief; reliability.md §2.2)

@@ -25,7 +25,7 @@ from bench.common import (
     stop_cleanly_on_sigterm,
 )
 from probes.engines.base import EngineError
-from probes.engines.llamacpp import LlamaCppAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 KEY = "client_vs_server_tok_s_rel_err"
 MIN_TOKENS = 64  # shorter outputs make the first-burst offset dominate; they are not used

@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing
 import sys
 
-from advisor.cli import main
+from advisor.cli.main import main
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # harmless on Linux; needed if any library spawns workers on Windows

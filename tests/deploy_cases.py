@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from advisor.recommend import Recommendation, recommend
+from advisor.recommend.build import recommend
+from advisor.recommend.types import Recommendation
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOLDEN = FIXTURES / "deploy"

@@ -7,10 +7,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-import advisor.abtest as abtest
-from advisor.ab_sim import Scenario, to_pairs
-from advisor.abtest import PairResult, aa_check, decide_ab
-from advisor.sequential import ABPolicy, Decision
+import advisor.ab.decision as abtest
+from advisor.ab.decision import PairResult, aa_check, decide_ab
+from advisor.ab.sequential import ABPolicy, Decision
+from advisor.ab.simulation import Scenario, to_pairs
 
 
 def session(g: float, n: int = 60, seed: int = 2, **kw: float) -> list[PairResult]:

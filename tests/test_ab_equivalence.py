@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from advisor.ab_sim import Scenario, to_pairs
-from advisor.abtest import decide_ab, run_batch
-from advisor.sequential import CODE_TO_DECISION, ABPolicy
+from advisor.ab.decision import decide_ab, run_batch
+from advisor.ab.sequential import CODE_TO_DECISION, ABPolicy
+from advisor.ab.simulation import Scenario, to_pairs
 
 
 def test_batch_and_scalar_agree_on_500_random_datasets() -> None:

@@ -12,9 +12,9 @@ import math
 
 import pytest
 
-from advisor.ab_sim import Scenario, null_scenarios, to_pairs
-from advisor.abtest import decide_ab
-from advisor.sequential import ABPolicy, Decision
+from advisor.ab.decision import decide_ab
+from advisor.ab.sequential import ABPolicy, Decision
+from advisor.ab.simulation import Scenario, null_scenarios, to_pairs
 
 REPS = 300
 Z99 = 2.326

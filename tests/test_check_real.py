@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from advisor.cli import main
+from advisor.cli.main import main
 from advisor.config import QUICK, CheckConfig
 from advisor.events import Event, UnitDone
-from advisor.session import Session
+from advisor.run.session import Session
 
 pytestmark = pytest.mark.engine
 

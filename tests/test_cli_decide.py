@@ -1,4 +1,4 @@
-"""`spec-advisor decide` end to end through advisor.cli.main."""
+"""`spec-advisor decide` end to end through advisor.cli.main.main."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.cli import main
-from advisor.rules_loader import CONFIG_ENV
+from advisor.cli.main import main
+from advisor.decide.rules import CONFIG_ENV
 
 FIXTURES = Path(__file__).parent / "fixtures" / "facts"
 

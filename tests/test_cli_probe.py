@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from advisor.cli import main
-from advisor.engine_runner import free_port
+from advisor.cli.main import main
+from advisor.run.engine_runner import free_port
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -76,7 +76,7 @@ def _bad(tmp_path: Path, not_an_llm: str) -> dict[str, tuple[list[str], str]]:
     truncated = tmp_path / "cut.gguf"
     text = tmp_path / "notes.gguf"
     text.write_text("these are notes, not a model\n" * 10)
-    from advisor.demo import demo_model_path
+    from advisor.demo.model import demo_model_path
 
     demo = demo_model_path()
     truncated.write_bytes(demo.read_bytes()[:1_000_000] if demo else b"GGUF\x03\x00")

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from advisor.cli import main
+from advisor.cli.main import main
 from tests.contract_servers import VLLM_MODEL, serve, vllm_routes
 
 

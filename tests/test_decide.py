@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from advisor import decide as decide_module
-from advisor.decide import decide, verdict_to_json
-from advisor.evaluate import kleene
-from advisor.facts import load_facts_file
-from advisor.rule_text import render
-from advisor.rules_loader import CONFIG_ENV, RuleError, load_rules
+from advisor.decide import verdict as decide_module
+from advisor.decide.evaluate import kleene
+from advisor.decide.rules import CONFIG_ENV, RuleError, load_rules
+from advisor.decide.text import render
+from advisor.decide.verdict import decide, verdict_to_json
+from advisor.facts.specs import load_facts_file
 
 FIXTURES = Path(__file__).parent / "fixtures" / "facts"
 BUILTIN = Path(__file__).resolve().parents[1] / "rules"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.cli import main
-from advisor.deploy.dialect import REMOVED_IN_NEW, strip_spec_args, unknown_flags
+from advisor.cli.main import main
 from advisor.deploy.yaml_read import load_all
-from advisor.recommend import recommend
+from advisor.recommend.build import recommend
+from advisor.recommend.dialect import REMOVED_IN_NEW, strip_spec_args, unknown_flags
 from tests.contract_servers import serve, tgi_routes
 from tests.deploy_cases import MANIFEST, NEW, OLD
 

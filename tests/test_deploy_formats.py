@@ -6,10 +6,12 @@ import shlex
 
 import pytest
 
-from advisor.deploy import FORMATS, DeployError, render_deploy
-from advisor.deploy.dialect import is_spec_flag
+from advisor.deploy.base import DeployError
+from advisor.deploy.render import FORMATS, render_deploy
 from advisor.deploy.yaml_read import load_all
-from advisor.recommend import Recommendation, recommend
+from advisor.recommend.build import recommend
+from advisor.recommend.dialect import is_spec_flag
+from advisor.recommend.types import Recommendation
 from tests.deploy_cases import MODEL, NEW, enable
 
 
@@ -57,7 +59,7 @@ def test_docker_round_trips_through_the_shell() -> None:
 
 
 def test_docker_cpu_image_and_placeholders() -> None:
-    from advisor.deploy import docker
+    import advisor.deploy.docker as docker
     from advisor.deploy.base import request_for
 
     req = request_for(recommend(NEW | {"spec.method": "draft", "spec.draft_max": 4}), verdict="ENABLE",

@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from advisor.deploy import FORMATS, render_deploy
-from advisor.deploy.dialect import REMOVED_IN_NEW
+from advisor.deploy.render import FORMATS, render_deploy
+from advisor.recommend.dialect import REMOVED_IN_NEW
 from tests.deploy_cases import GOLDEN, MODEL, enable
 
 

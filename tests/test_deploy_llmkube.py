@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 
-from advisor.deploy import DeployError, render_deploy
-from advisor.deploy.dialect import is_spec_flag
+from advisor.deploy.base import DeployError
+from advisor.deploy.render import render_deploy
 from advisor.deploy.yaml_read import YamlSubsetError, load_all
+from advisor.recommend.dialect import is_spec_flag
 from tests.deploy_cases import MANIFEST, enable
 
 HAVE_PYYAML = importlib.util.find_spec("yaml") is not None

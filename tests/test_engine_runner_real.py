@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from advisor.engine_runner import ManagedServer, ServerConfig
+from advisor.run.engine_runner import ManagedServer, ServerConfig
 
 pytestmark = pytest.mark.engine
 
@@ -46,8 +46,8 @@ def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary:
     child = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from advisor.engine_runner import ManagedServer, ServerConfig
-        from probes.engines.llamacpp_binary import find_llama_server
+        from advisor.run.engine_runner import ManagedServer, ServerConfig
+        from probes.engines.llamacpp.binary import find_llama_server
         s = ManagedServer(find_llama_server({llama_binary.path!r}),
                           ServerConfig(model=Path({str(demo_model)!r}), ctx_size=512), Path({str(tmp_path)!r}))
         s.start()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import UserError
-from advisor.facts import FACT_SPECS, facts_from_evidence, load_facts_file
+from advisor.facts.specs import FACT_SPECS, facts_from_evidence, load_facts_file
 
 _DESIGN_BLOCK = """gpu.name gpu.count gpu.peak_bandwidth_gbs gpu.vram_total_gib gpu.vram_free_gib
 host.ram_bandwidth_gbs engine.kind engine.version model.moe model.total_params_b model.active_params_b

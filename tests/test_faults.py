@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from advisor.engine_runner import ManagedServer, free_port
+from advisor.run.engine_runner import ManagedServer, free_port
 from probes.engines.base import EngineError
-from probes.engines.llamacpp import LlamaCppAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 
 class _Faulty(BaseHTTPRequestHandler):
@@ -78,7 +78,7 @@ def test_connection_refused() -> None:
 
 @pytest.mark.engine
 def test_engine_killed_mid_stream(llama_binary, demo_model, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from advisor.engine_runner import ServerConfig
+    from advisor.run.engine_runner import ServerConfig
 
     server = ManagedServer(llama_binary, ServerConfig(model=demo_model, threads=2, label="victim"), tmp_path)
     with server:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.engine_runner import ManagedServer
+from advisor.run.engine_runner import ManagedServer
 from probes.base import Unavailable
 from probes.engines.base import SpecCounters
-from probes.engines.llamacpp import LlamaCppAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 pytestmark = pytest.mark.engine
 

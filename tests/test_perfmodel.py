@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor import perfmodel as pm
-from advisor.predict import predict
+from advisor.perf import model as pm
+from advisor.perf.predict import predict
 
 
 def test_expected_tokens_closed_form_and_limits() -> None:
@@ -80,7 +80,7 @@ def test_predict_moe_without_verify_uses_expert_model() -> None:
 
 
 def test_coverage_reduces_to_the_textbook_formula_when_every_step_drafts() -> None:
-    from advisor.perfmodel import predicted_speedup, predicted_speedup_with_coverage
+    from advisor.perf.model import predicted_speedup, predicted_speedup_with_coverage
 
     tau, gamma = 3.0, 4
     full = predicted_speedup_with_coverage(tau, 1.2, gamma, 0.0, draft_coverage=gamma / tau)

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from probes.base import Unavailable
-from probes.gpu import peak_bandwidth_gbs, probe_gpus, table_bandwidth_gbs
-from probes.gpu_sampler import GpuSampler
-from probes.nvml import decode_clock_event_reasons
+from probes.gpu.nvml import decode_clock_event_reasons
+from probes.gpu.probe import peak_bandwidth_gbs, probe_gpus, table_bandwidth_gbs
+from probes.gpu.sampler import GpuSampler
 
 NOT_SUPPORTED, DRIVER_NOT_LOADED, LIBRARY_NOT_FOUND, FUNCTION_NOT_FOUND = 3, 9, 12, 13
 

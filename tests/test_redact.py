@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from report_sample import sample_evidence, sample_facts, sample_verdict
 
-from advisor.cli import main
+from advisor.cli.main import main
+from advisor.history.store import RunStore
 from advisor.redact import MASK, RedactingFilter, install_log_redaction, is_secret_key, redact, redact_text
 from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
-from advisor.store import RunStore
 
 CANARY = "sk-canary-1234567890abcdef"
 CANARY_CORE = "canary-1234567890abcdef"  # also catches a partial mask that kept the tail

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from report_sample import sample_evidence, sample_facts, sample_verdict
 
-from advisor.cli import main
+from advisor.cli.main import main
+from advisor.history.schema import default_db_path
+from advisor.history.store import RunStore
 from advisor.report.model import load_report
-from advisor.store import RunStore
-from advisor.store_schema import default_db_path
 
 
 @pytest.fixture()
@@ -49,7 +49,7 @@ def test_report_user_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def test_report_from_facts(tmp_path: Path) -> None:
-    pytest.importorskip("advisor.decide", reason="the decision engine is built in parallel")
+    pytest.importorskip("advisor.decide.verdict", reason="the decision engine is built in parallel")
     facts = tmp_path / "facts.json"
     facts.write_text(json.dumps(sample_facts()), encoding="utf-8")
     out = tmp_path / "r.md"

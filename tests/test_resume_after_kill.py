@@ -21,10 +21,10 @@ from pathlib import Path
 CHILD = textwrap.dedent('''
     import hashlib, json, sys, time
     from pathlib import Path
-    from advisor.arms import Arm, Arms
+    from advisor.run.arms import Arm, Arms
     from advisor.config import CheckConfig
-    from advisor.session import Session
-    from advisor.store import RunStore
+    from advisor.run.session import Session
+    from advisor.history.store import RunStore
     from probes.base import Unavailable
     from probes.engines.base import CompletionResult, EngineInfo, SpecState
 

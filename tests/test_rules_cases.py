@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from advisor.decide import enrich
-from advisor.evaluate import walk
-from advisor.facts import validate_facts
-from advisor.rules_loader import RuleSet, load_rules
+from advisor.decide.evaluate import walk
+from advisor.decide.rules import RuleSet, load_rules
+from advisor.decide.verdict import enrich
+from advisor.facts.specs import validate_facts
 
 RULES: RuleSet = load_rules(overrides=False)
 

@@ -7,15 +7,15 @@ import math
 
 import pytest
 
-from advisor import roofline
-from advisor.jsonutil import json_safe
+from advisor.evidence.jsonsafe import json_safe
+from advisor.perf import roofline
+from advisor.perf.verify import bytes_ratio, predicted_times_ms
 from advisor.steps import acceptance, canary
 from advisor.steps.ab import policy_for
 from advisor.steps.batch import levels_for
 from advisor.steps.common import RequestRecord
+from advisor.steps.textcheck import repetition_loop
 from advisor.steps.verify import k_values
-from advisor.textcheck import repetition_loop
-from advisor.verify_model import bytes_ratio, predicted_times_ms
 
 
 def test_repetition_loop() -> None:

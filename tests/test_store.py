@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.store import RunStore, StoreError
-from advisor.store_schema import DATA_DIR_ENV, default_db_path
+from advisor.history.schema import DATA_DIR_ENV, default_db_path
+from advisor.history.store import RunStore, StoreError
 
 ENV = {"engine": {"kind": "llama.cpp", "version": "b4000", "model": "/home/u/models/smol.gguf"},
        "gpu": {"name": "RTX 4090"}}
@@ -129,7 +129,7 @@ def test_garbage_file_is_a_clear_error(tmp_path: Path) -> None:
 
 _WRITER = """
 import sys, hashlib, json
-from advisor.store import RunStore
+from advisor.history.store import RunStore
 with RunStore(sys.argv[1]) as s:
     run = s.begin_run({"seed": 7}, {})
     print(run, flush=True)

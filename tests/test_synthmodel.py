@@ -11,11 +11,11 @@ from typing import Any
 import httpx
 import pytest
 
-from advisor.demo import demo_model_path
-from advisor.engine_runner import ManagedServer, ServerConfig
-from advisor.synthmodel import DENSE, write_synthetic_model, write_synthetic_pair
-from probes.gguf_header import read_gguf_header
-from probes.modelfile import probe_model
+from advisor.demo.model import demo_model_path
+from advisor.demo.synth import DENSE, write_synthetic_model, write_synthetic_pair
+from advisor.run.engine_runner import ManagedServer, ServerConfig
+from probes.model.gguf_header import read_gguf_header
+from probes.model.probe import probe_model
 
 pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="demo model supplies the tokenizer")
 EXTRA_ARGS: tuple[str, ...] = ()

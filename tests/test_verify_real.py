@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from advisor.arms import Arm, Arms
 from advisor.config import QUICK, CheckConfig
-from advisor.engine_runner import ManagedServer, ServerConfig
-from advisor.environment import model_dict
+from advisor.demo.synth import write_synthetic_pair
 from advisor.events import StepDone
+from advisor.run.arms import Arm, Arms
+from advisor.run.engine_runner import ManagedServer, ServerConfig
+from advisor.run.environment import model_dict
+from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext
 from advisor.steps.verify import VerifyStep
-from advisor.synthmodel import write_synthetic_pair
-from advisor.workloads_plan import plan_workload
-from probes.engines.llamacpp import LlamaCppAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 pytestmark = pytest.mark.engine
 

@@ -12,7 +12,7 @@ import logging
 from PySide6.QtCore import QObject, QThread, Signal
 
 from advisor.events import Event, SessionDone
-from advisor.session import Session
+from advisor.run.session import Session
 
 log = logging.getLogger(__name__)
 # Threads still running hold a reference here: if their owner (a window) is destroyed first, Qt would

@@ -8,11 +8,11 @@ from typing import Any
 from PySide6.QtWidgets import QFrame, QLabel, QWidget
 
 from probes.base import Unavailable
-from probes.engines.llamacpp_binary import LlamaServerBinary
-from probes.gpu import GpuReport
-from probes.gpu_sampler import GpuSample
+from probes.engines.llamacpp.binary import LlamaServerBinary
+from probes.gpu.probe import GpuReport
+from probes.gpu.sampler import GpuSample
 from probes.host import HostReport
-from probes.modelfile import ModelInfo
+from probes.model.info import ModelInfo
 from ui.strings import tr
 from ui.widgets import card
 

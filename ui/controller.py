@@ -6,7 +6,7 @@ from PySide6.QtCore import QObject, Signal
 
 from advisor.config import CheckConfig
 from advisor.events import Event, SessionDone
-from advisor.session import Session
+from advisor.run.session import Session
 from ui.bridge import SessionBridge, SessionThread
 
 

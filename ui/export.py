@@ -22,7 +22,7 @@ def facts_for(evidence: Mapping[str, Any], verdict: Mapping[str, Any]) -> dict[s
     saved = verdict.get("facts")
     if isinstance(saved, Mapping):
         return dict(saved)
-    from advisor.facts import facts_from_evidence
+    from advisor.facts.specs import facts_from_evidence
 
     return dict(facts_from_evidence(evidence))
 

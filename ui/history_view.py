@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from advisor.store_compare import compare_runs
+from advisor.history.compare import compare_runs
 from ui import theme
 from ui.run_folder import RunData, list_runs, summary, to_record
 from ui.strings import tr

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from advisor.config import CheckConfig
 from advisor.events import SessionDone
-from advisor.session import Session
+from advisor.run.session import Session
 from ui import settings
 from ui.controller import CheckController
 from ui.export import make_report

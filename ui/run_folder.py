@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor import paths
-from advisor.store import RunRecord, RunSummary, StepRecord
+from advisor.history.store import RunRecord, RunSummary, StepRecord
 
 
 class RunFolderError(Exception):
@@ -89,7 +89,7 @@ def summary(run: RunData) -> RunSummary:
 
 
 def to_record(run: RunData) -> RunRecord:
-    """The run as a `RunRecord`, so `advisor.store_compare.compare_runs` can compare two folders."""
+    """The run as a `RunRecord`, so `advisor.history.compare.compare_runs` can compare two folders."""
     steps = run.evidence.get("steps") or {}
     records = tuple(StepRecord(step=str(k), status=str(v.get("status")), evidence=v.get("evidence") or {},
                                finished_utc="", units=0) for k, v in steps.items() if isinstance(v, Mapping))

@@ -9,7 +9,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
 from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
-from advisor.session import Session
+from advisor.run.session import Session
 from advisor.steps.ab import policy_for
 from ui.charts.panel import ChartPanel
 from ui.step_list import StepList

@@ -10,14 +10,14 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from advisor.config import CheckConfig
-from advisor.demo import demo_model_path
+from advisor.demo.model import demo_model_path
 from probes.base import Unavailable
 from probes.engines.discovery import identify, scan_loopback
-from probes.engines.llamacpp_binary import find_llama_server
-from probes.gpu import probe_gpus
-from probes.gpu_sampler import GpuSampler
+from probes.engines.llamacpp.binary import find_llama_server
+from probes.gpu.probe import probe_gpus
+from probes.gpu.sampler import GpuSampler
 from probes.host import probe_host
-from probes.modelfile import probe_model
+from probes.model.probe import probe_model
 from ui.cards import GpuCard, InfoCard, describe_binary, describe_model
 from ui.pickers import CheckForm
 from ui.strings import tr

@@ -2,7 +2,7 @@
 
 For the report and the GUI (nothing here imports Qt)::
 
-    from advisor.deploy import FORMATS, render_deploy
+    from advisor.deploy.render import FORMATS, render_deploy
     text = render_deploy(verdict.flags, "docker", model_path="/models/m.gguf", verdict=verdict.verdict)
     text = render_deploy(verdict.flags, "llmkube", manifest_text=Path("isvc.yaml").read_text())
 
@@ -11,10 +11,3 @@ adds no speculative flag (llmkube with a manifest removes existing ones). Errors
 UserError with a hint. `verdict_to_json` is unchanged; `spec-advisor decide --json --format-flags FMT`
 adds {"deploy": {"format", "text"}}.
 """
-
-from __future__ import annotations
-
-from advisor.deploy.base import DeployError
-from advisor.deploy.render import FORMATS, DeployFormat, render_deploy
-
-__all__ = ["FORMATS", "DeployError", "DeployFormat", "render_deploy"]

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from advisor.errors import UserError
-
-if TYPE_CHECKING:  # a runtime import would be circular: advisor.recommend imports advisor.deploy
-    from advisor.recommend import Recommendation
+from advisor.recommend.types import Recommendation
 
 # Placeholders are upper-case file names the user cannot mistake for a real path; each output lists them.
 MODEL_PLACEHOLDER = "MODEL.gguf"
-DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"  # the same text advisor.recommend puts into argv
+DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"  # the same text advisor.recommend.build puts into argv
 MODELS_DIR_PLACEHOLDER = "/path/to/models"
 SERVER_PLACEHOLDER = "/path/to/llama-server"
 DEFAULT_PORT = 8080  # llama-server's own default (--port)

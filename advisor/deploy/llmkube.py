@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import copy
 
-from advisor.deploy import yaml_emit
+import advisor.deploy.yaml_emit as yaml_emit
 from advisor.deploy.base import DRAFT_MODEL_FLAGS, LLAMACPP, DeployError, DeployRequest, header
-from advisor.deploy.dialect import strip_spec_args
 from advisor.deploy.yaml_read import (
     Document,
     YamlSubsetError,
@@ -21,6 +20,7 @@ from advisor.deploy.yaml_read import (
     split_key,
     strip_comment,
 )
+from advisor.recommend.dialect import strip_spec_args
 
 RUNTIMES = (LLAMACPP, "vllm")  # the runtimes LLMKube passes extraArgs to
 KIND = "InferenceService"

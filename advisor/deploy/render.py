@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Literal, get_args
+from typing import Literal, get_args
 
-from advisor.deploy import compose, docker, llmkube, plain, systemd
+import advisor.deploy.compose as compose
+import advisor.deploy.docker as docker
+import advisor.deploy.llmkube as llmkube
+import advisor.deploy.plain as plain
+import advisor.deploy.systemd as systemd
 from advisor.deploy.base import DeployError, DeployRequest, request_for
-
-if TYPE_CHECKING:
-    from advisor.recommend import Recommendation
+from advisor.recommend.types import Recommendation
 
 DeployFormat = Literal["plain", "llmkube", "docker", "compose", "systemd"]
 FORMATS: tuple[str, ...] = get_args(DeployFormat)

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from dataclasses import asdict
 from typing import Any
 
-from advisor.ab_types import ABDecision, PairResult
-from advisor.abtest import decide_ab
+from advisor.ab.decision import decide_ab
+from advisor.ab.sequential import ABPolicy, Decision
+from advisor.ab.types import ABDecision, PairResult
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
-from advisor.sequential import ABPolicy, Decision
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import RequestRecord, run_prompt
 from probes.engines.base import EngineAdapter, EngineError

@@ -7,11 +7,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from advisor.arms import Arms
 from advisor.config import CheckConfig
 from advisor.events import Event, QualityWarning, StepDone
-from advisor.workloads_plan import WorkloadPlan
-from probes.gpu_sampler import GpuSampler
+from advisor.run.arms import Arms
+from advisor.run.plan import WorkloadPlan
+from probes.gpu.sampler import GpuSampler
 
 
 @dataclass

@@ -6,8 +6,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from advisor import roofline, stats
+from advisor import stats
 from advisor.events import Event, Progress, QualityWarning, Sample, StepDone, StepStatus
+from advisor.perf import roofline
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import percentile_or_none, run_prompt
 

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from advisor import stats
-from advisor.textcheck import repetition_loop, text_digest
+from advisor.steps.textcheck import repetition_loop, text_digest
 from probes.engines.base import CompletionResult, EngineAdapter
 
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.perf.verify import predicted_times_ms
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
-from advisor.verify_model import predicted_times_ms
 from probes.engines.base import EngineError
 
 SLOT = 0                     # pinned so the prefix stays in one slot's cache

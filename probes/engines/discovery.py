@@ -9,7 +9,7 @@ import httpx
 
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError, EngineInfo
-from probes.engines.llamacpp import LlamaCppAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.urls import DEFAULT_PORTS, BadEngineUrl, is_loopback, normalise_url
 from probes.serialize import to_jsonable
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from PySide6.QtGui import QImage
 
-from advisor import cli
+from advisor.cli import main as cli
 
 
 def test_gui_is_a_discovered_command() -> None:
@@ -30,7 +30,7 @@ def test_missing_run_folder_is_a_user_error(tmp_path: Path, capsys) -> None:  # 
 
 
 def test_advisor_does_not_import_qt() -> None:
-    code = ("import sys, advisor.cli, advisor.session, advisor.commands.gui; "
+    code = ("import sys, advisor.cli.main, advisor.run.session, advisor.cli.gui; "
             "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'ui'))]; "
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from ui import theme
 from ui.charts.base import LiveChart, num
 
-MARGIN = 1.02  # 1 + δ, the A/B margin (DESIGN §4 step 5; advisor.sequential.ABPolicy.margin)
+MARGIN = 1.02  # 1 + δ, the A/B margin (DESIGN §4 step 5; advisor.ab.sequential.ABPolicy.margin)
 
 
 class ABChart(LiveChart):

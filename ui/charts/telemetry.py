@@ -9,7 +9,7 @@ import time
 
 import pyqtgraph as pg
 
-from probes.gpu_sampler import GpuSampler
+from probes.gpu.sampler import GpuSampler
 from ui import theme
 from ui.charts.base import LiveChart
 from ui.strings import tr

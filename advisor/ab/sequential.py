@@ -1,0 +1,183 @@
+"""Group-sequential paired A/B: the policy, per-look statistics and the three-way rule, vectorised.
+
+Every function takes arrays with a leading replication axis (R, n), so the shipped scalar entry point
+(`advisor.ab.decision.decide_ab`, R = 1) and the simulation benchmark (R = 20,000) run the same code.
+The rule is reliability.md §2.5 "The recommended three-way rule":
+
+    T_k = (mean(d[:n_k]) − log(1+δ)) / (sd(d[:n_k]) / √n_k)
+    ENABLE if T_k > c and every guard passes;  SKIP if T_k < −c;  else continue;
+    undecided at the last look → INCONCLUSIVE.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import numpy.typing as npt
+
+from advisor.stats import FloatArray, sample_skewness, t_quantile
+
+BoolArray = npt.NDArray[np.bool_]
+
+# Pocock constant for looks (10, 20, …, 60), one-sided, calibrated so that P(any T_k > c) = 0.05 when the
+# true speedup sits exactly at the margin and d is normal. reliability.md §2.5 gives c ≈ 2.35 [sim §4, §7];
+# re-derived by `bench/sim_ab.py --calibrate` (2e5 null paths; see the module docstring there).
+POCOCK_C_6_LOOKS = 2.35
+
+
+class Decision(StrEnum):
+    """The A/B verdict. CONTINUE only between planned looks, while more pairs are planned."""
+
+    ENABLE = "ENABLE"
+    SKIP = "SKIP"
+    INCONCLUSIVE = "INCONCLUSIVE"
+    CONTINUE = "CONTINUE"
+
+
+@dataclass(frozen=True, slots=True)
+class ABPolicy:
+    """Knobs of the paired A/B decision; every default cites its source."""
+
+    margin: float = 0.02  # δ, minimum worthwhile speedup (DESIGN §4 step 5; reliability.md §2.5)
+    looks: tuple[int, ...] = (10, 20, 30, 40, 50, 60)  # planned looks in complete pairs (reliability §2.5)
+    boundary: float = POCOCK_C_6_LOOKS  # c; must be re-calibrated if `looks` changes
+    ci_level: float = 0.95  # reported t-interval (reliability.md §2.4)
+    min_pairs: int = 10  # never decide on fewer (DESIGN §5; reliability.md §2.4)
+    # ENABLE needs ≥ 20 pairs ("n ≥ 10, preferably 20", reliability.md §2.4): at n = 10 a left-skewed
+    # sample rarely contains its slow tail, so no gate can see it (bench/sim_ab.py, left skew at margin).
+    min_pairs_enable: int = 20
+    max_cv_off_pct: float = 10.0  # OFF-arm ms/token CV across prompts (pyperf's 10% warning, rel. §1.1)
+    # Skew gate part 1 (reliability.md §2.5 "Skew gate" says −1). Tightened to −0.6 because with −1 the
+    # left-skew stress at the margin (§8 A4) gave 8% false ENABLE; −0.6 gives ≤ 5% (bench/sim_ab.py).
+    min_skewness: float = -0.6
+    slow_ratio: float = 0.8  # a prompt "much slower" below 0.8× (skew gate part 3)
+    max_slow_share: float = 0.10  # at most 10% of prompts below `slow_ratio` (skew gate part 3)
+    sensitivity_drop: float = 0.05  # drop the top 5% of d and re-check the margin (reliability §8 A17)
+    order_alpha: float = 0.01  # one-sided Welch, ON-second faster than ON-first (reliability.md §4.3)
+    min_order_share: float = 0.4  # each order ≥ 40% of pairs; residual bias ≤ 0.2·bonus (rel. §2.6)
+    max_failure_excess: float = 0.05  # ON failure rate minus OFF's, per attempted pair (rel. §8 A16)
+    max_failure_rate: float = 0.20  # either arm failing more often than this: unstable setup (choice)
+    max_loop_share: float = 0.10  # pairs dropped for repetition loops (reliability.md §4.4 item 6)
+    max_throttled_share: float = 0.0  # thermal/HW slowdown halves clocks (reliability.md §3): fail closed
+
+    def __post_init__(self) -> None:
+        if not self.looks or any(b <= a for a, b in zip(self.looks, self.looks[1:], strict=False)):
+            raise ValueError(f"looks must be strictly increasing, got {self.looks}")
+        if self.looks[0] < 3:
+            raise ValueError("the first look needs at least 3 pairs (skewness and variance)")
+        if not (self.margin >= 0 and self.boundary > 0 and 0 < self.ci_level < 1):
+            raise ValueError("margin ≥ 0, boundary > 0 and 0 < ci_level < 1 are required")
+
+    @property
+    def log_margin(self) -> float:
+        return math.log1p(self.margin)
+
+
+@dataclass(frozen=True, slots=True)
+class LookStats:
+    """Per-replication statistics at one look over the first n pairs; each array has shape (R,)."""
+
+    n: int
+    mean_d: FloatArray
+    sd_d: FloatArray
+    t_stat: FloatArray  # 0 where sd_d == 0 (undefined; the spread guard then fails)
+    ci_low_d: FloatArray  # two-sided t-interval at policy.ci_level, log scale
+    ci_high_d: FloatArray
+    median_d: FloatArray
+    skewness: FloatArray
+    ratio_totals: FloatArray  # Σ off ms/token ÷ Σ on ms/token
+    slow_share: FloatArray
+    trimmed_mean_d: FloatArray  # mean without the top `sensitivity_drop` share of d
+    cv_off_pct: FloatArray
+    order_share: FloatArray  # min(share ON-first, share ON-second)
+    order_t: FloatArray  # Welch t, ON-second minus ON-first
+    order_crit: FloatArray  # one-sided critical value at order_alpha (inf where undefined)
+
+
+def welch_critical(df: FloatArray, alpha: float) -> FloatArray:
+    """One-sided Student-t critical values at the Welch df, floored to an integer (slightly conservative,
+    and lets the quantile cache serve every call); inf where df is undefined."""
+    out = np.full(df.shape, np.inf)
+    ok = np.isfinite(df) & (df >= 1)
+    for k in np.unique(np.floor(df[ok])):
+        out[ok & (np.floor(df) == k)] = t_quantile(1.0 - alpha, float(k))
+    return out
+
+
+def _order_test(d: FloatArray, on_first: BoolArray, alpha: float) -> tuple[FloatArray, ...]:
+    """Welch t (ON-second minus ON-first), its critical value, and the smaller order share."""
+    second = (~on_first).astype(np.float64)
+    first = on_first.astype(np.float64)
+    n_s, n_f = second.sum(axis=1), first.sum(axis=1)
+    share = np.minimum(n_s, n_f) / d.shape[1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        m_s = (second * d).sum(axis=1) / n_s
+        m_f = (first * d).sum(axis=1) / n_f
+        v_s = (second * (d - m_s[:, None]) ** 2).sum(axis=1) / (n_s - 1) / n_s
+        v_f = (first * (d - m_f[:, None]) ** 2).sum(axis=1) / (n_f - 1) / n_f
+        se = np.sqrt(v_s + v_f)
+        diff = m_s - m_f
+        t = np.where(se > 0, diff / se, np.where(diff > 0, np.inf, 0.0))
+        df = (v_s + v_f) ** 2 / (v_s**2 / (n_s - 1) + v_f**2 / (n_f - 1))
+    valid = (n_s >= 2) & (n_f >= 2)
+    t = np.where(valid, t, 0.0)
+    df = np.where(valid & np.isfinite(df), df, np.inf)
+    df = np.where(valid & (se == 0), 1.0, df)  # constant groups: any positive difference is flagged
+    crit = np.where(valid, welch_critical(df, alpha), np.inf)
+    return t, crit, share
+
+
+def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABPolicy) -> LookStats:
+    """Statistics of the first n pairs of each replication; inputs have shape (R, n), ms/token > 0."""
+    n = off.shape[1]
+    d = np.log(off / on)
+    mean = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1) if n > 1 else np.zeros(d.shape[0])
+    sd = np.where(np.ptp(d, axis=1) == 0, 0.0, sd)  # identical d: exactly 0, not float dust (~1e-17)
+    se = sd / math.sqrt(n)
+    positive = se > 0
+    t = np.where(positive, (mean - policy.log_margin) / np.where(positive, se, 1.0), 0.0)
+    half = t_quantile(0.5 + policy.ci_level / 2.0, n - 1) * se if n > 1 else np.full(d.shape[0], np.inf)
+    k_drop = max(1, math.ceil(policy.sensitivity_drop * n))
+    trimmed = np.sort(d, axis=1)[:, : n - k_drop].mean(axis=1) if n > k_drop else mean
+    off_mean = off.mean(axis=1)
+    cv = 100.0 * off.std(axis=1, ddof=1) / off_mean if n > 1 else np.zeros(d.shape[0])
+    order_t, order_crit, order_share = _order_test(d, on_first, policy.order_alpha)
+    return LookStats(
+        n=n,
+        mean_d=mean,
+        sd_d=sd,
+        t_stat=t,
+        ci_low_d=mean - half,
+        ci_high_d=mean + half,
+        median_d=np.median(d, axis=1),
+        skewness=sample_skewness(d) if n >= 3 else np.zeros(d.shape[0]),
+        ratio_totals=off.sum(axis=1) / on.sum(axis=1),
+        slow_share=(d < math.log(policy.slow_ratio)).mean(axis=1),
+        trimmed_mean_d=np.asarray(trimmed, dtype=np.float64),
+        cv_off_pct=cv,
+        order_share=order_share,
+        order_t=order_t,
+        order_crit=order_crit,
+    )
+
+
+# Kernel codes: int8 so a batch of 20,000 verdicts stays small.
+CODE_SKIP, CODE_UNDECIDED, CODE_ENABLE, CODE_INCONCLUSIVE, CODE_CONTINUE = -1, 0, 1, 2, 3
+CODE_TO_DECISION = {
+    CODE_SKIP: Decision.SKIP,
+    CODE_ENABLE: Decision.ENABLE,
+    CODE_INCONCLUSIVE: Decision.INCONCLUSIVE,
+    CODE_CONTINUE: Decision.CONTINUE,
+}
+
+
+def classify(stats: LookStats, guards_pass: BoolArray, policy: ABPolicy) -> npt.NDArray[np.int8]:
+    """Three-way rule at one look: ENABLE / SKIP / UNDECIDED per replication (fails closed on n)."""
+    enough = stats.n >= policy.min_pairs
+    enable = (stats.n >= policy.min_pairs_enable) & guards_pass & (stats.t_stat > policy.boundary)
+    skip = enough & (stats.t_stat < -policy.boundary)
+    return np.where(enable, CODE_ENABLE, np.where(skip, CODE_SKIP, CODE_UNDECIDED)).astype(np.int8)

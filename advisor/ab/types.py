@@ -1,0 +1,51 @@
+"""Value types of the paired A/B: one measured pair in, one verdict out (DESIGN §4 step 5)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from advisor.ab.sequential import Decision
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """One prompt measured under both arms. ms/token is server-reported decode time per output token."""
+
+    prompt_id: str
+    off_ms_per_token: float
+    on_ms_per_token: float
+    on_first: bool  # run order inside the pair (counterbalanced AB/BA, reliability.md §2.6)
+    off_error: str | None = None  # a failed request counts against its arm; the pair is dropped
+    on_error: str | None = None
+    outputs_match: bool | None = None  # greedy equivalence; None when not checked
+    off_repetition_loop: bool = False  # degenerate output (reliability.md §4.4 item 6): pair dropped
+    on_repetition_loop: bool = False
+    throttled: bool = False  # thermal or HW slowdown during the pair (reliability.md §3)
+
+
+@dataclass(frozen=True, slots=True)
+class ABDecision:
+    """The verdict with everything the report shows. Speedups are × (OFF ms/token ÷ ON ms/token)."""
+
+    decision: Decision
+    look: int | None  # 1-based index into policy.looks of the look that decided (or the last one run)
+    n_pairs: int  # complete pairs in the statistics
+    n_attempted: int
+    n_failed_off: int
+    n_failed_on: int
+    speedup: float | None  # geometric mean
+    ci_low: float | None  # two-sided t-interval at policy.ci_level
+    ci_high: float | None
+    bound_low: float | None  # exp(mean ∓ c·se): ENABLE iff bound_low > 1+δ (and guards pass)
+    bound_high: float | None  # SKIP iff bound_high < 1+δ
+    ratio_of_totals: float | None
+    median_speedup: float | None
+    t_stat: float | None
+    off_p50_ms: float | None
+    off_p99_ms: float | None
+    on_p50_ms: float | None
+    on_p99_ms: float | None
+    outputs_match_rate: float | None
+    guards: Mapping[str, tuple[bool, str]]
+    reasons: tuple[str, ...]

@@ -1,0 +1,125 @@
+"""`spec-advisor check`: measure this machine and decide (managed demo engine by default)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+from advisor.cli.progress import ProgressPrinter
+from advisor.cli.summary import print_summary
+from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
+from advisor.errors import UserError
+from advisor.history.store import RunStore
+from advisor.run.environment import model_dict
+from advisor.run.session import Session
+
+NAME = "check"
+HELP = "measure speculative decoding on this machine and give a verdict"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """Arguments of `check`."""
+    p.add_argument("--quick", action="store_true", help="small budget (a few minutes); default is the full check")
+    p.add_argument("--engine-url", help="attach to a running server (loopback) instead of launching one")
+    p.add_argument("--engine-url-b", help="the other arm when attaching (spec on vs off)")
+    p.add_argument("--allow-remote", action="store_true", help="allow engine URLs that are not on this machine")
+    p.add_argument("--llama-server", help="path of the llama-server binary to launch")
+    p.add_argument("--model", type=Path, help="target model GGUF (default: the bundled demo model)")
+    p.add_argument("--spec-type", default="ngram-mod", help="speculation type for the ON arm (default ngram-mod)")
+    p.add_argument("--draft-model", type=Path, help="draft model GGUF (uses --spec-type draft-simple)")
+    p.add_argument("--draft-max", type=int, default=8, help="longest draft γ (default 8)")
+    p.add_argument("--prompts", type=Path, help="your prompts: text (one per line), JSONL, or chat JSONL")
+    p.add_argument("--steps", default=",".join(ALL_STEPS), help=f"comma list of {','.join(ALL_STEPS)}")
+    p.add_argument("--concurrency", type=int, default=1, help="simultaneous requests you expect (default 1)")
+    p.add_argument("--temperature", type=float, default=0.0, help="your sampling temperature (default 0)")
+    p.add_argument("--threads", type=int, help="CPU threads for launched servers")
+    p.add_argument("--out", type=Path, help="run folder (default: a new folder in the data directory)")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON on stdout")
+    p.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted (see `history`)")
+    p.add_argument("--no-history", action="store_true", help="do not record this run in the history database")
+
+
+def parse_steps(text: str) -> tuple[str, ...]:
+    """`baseline,ab` → ("baseline", "ab"); unknown names are a user error with the valid list."""
+    chosen = tuple(s.strip() for s in text.split(",") if s.strip())
+    unknown = [s for s in chosen if s not in ALL_STEPS]
+    if unknown or not chosen:
+        raise UserError(f"unknown step(s): {', '.join(unknown) or '(none given)'}",
+                        hint=f"choose from {','.join(ALL_STEPS)}")
+    return chosen
+
+
+def config_from_args(args: argparse.Namespace) -> CheckConfig:
+    """Validate the arguments into a `CheckConfig`."""
+    if args.engine_url_b and not args.engine_url:
+        raise UserError("--engine-url-b needs --engine-url")
+    if args.draft_max < 1:
+        raise UserError("--draft-max must be at least 1")
+    if args.prompts is not None:
+        # Fail on a bad prompt file before any engine starts (loading the file is cheap; servers are not).
+        from advisor.workloads import MIN_DISTINCT_PROMPTS, dedupe, load_user_prompts
+
+        dedupe(load_user_prompts(args.prompts), min_count=MIN_DISTINCT_PROMPTS)
+    if args.model is not None:
+        model_dict(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
+    spec_type = args.spec_type
+    if args.draft_model is not None and spec_type == "ngram-mod":
+        spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
+    return CheckConfig(
+        quick=args.quick, steps=parse_steps(args.steps), engine_url=args.engine_url,  # type: ignore[arg-type]
+        engine_url_b=args.engine_url_b, allow_remote=args.allow_remote, llama_server=args.llama_server,
+        model=args.model, spec_type=spec_type, draft_model=args.draft_model, draft_max=args.draft_max,
+        prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
+        threads=args.threads, out_dir=args.out,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
+    with contextlib.ExitStack() as stack:
+        store = None if args.no_history else stack.enter_context(RunStore())
+        config = config_from_args(args)
+        if args.resume:
+            config = resumed_config(store, args.resume)
+        session = Session(config, subscribers=[ProgressPrinter()], store=store, resume_run_id=args.resume,
+                          run_dir=config.out_dir)
+        return _run_session(session, args)
+
+
+def resumed_config(store: RunStore | None, run_id: str) -> CheckConfig:
+    """The stored configuration of `run_id`, so the resumed run measures the same things."""
+    if store is None:
+        raise UserError("--resume needs the history database (drop --no-history)")
+    record = store.get_run(run_id)
+    if record is None:
+        raise UserError(f"no run {run_id!r} in the history", hint="`spec-advisor history` lists runs")
+    return config_from_dict(dict(record.config))
+
+
+def _run_session(session: Session, args: argparse.Namespace) -> int:
+    """Run with Ctrl-C/SIGTERM wired to a clean cancel, then print the summary or the JSON."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if session.cancel_flag.is_set():
+            raise KeyboardInterrupt  # second Ctrl-C: stop now
+        print("\nstopping after the current request (Ctrl-C again to force)…", file=sys.stderr)
+        session.cancel()
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        done = session.run()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if args.json:
+        result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict}
+        json.dump(result, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print_summary(session.evidence, done, sys.stdout)
+    return 0 if done.status == "complete" else (130 if done.status == "aborted" else 1)

@@ -1,0 +1,114 @@
+"""`spec-advisor decide`: re-decide offline from saved evidence or a hand-written facts file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from advisor.decide.verdict import Verdict, decide, verdict_to_json
+from advisor.deploy.render import FORMATS, render_deploy
+from advisor.errors import UserError
+from advisor.facts.specs import facts_from_evidence, load_facts_file
+
+NAME = "decide"
+HELP = "decide from a run folder, an evidence.json or --facts FILE.json; prints verdict, flags and trace"
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Arguments: a run folder / evidence file, or --facts; --json for machine output."""
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("evidence", nargs="?", type=Path, metavar="RUN_DIR|EVIDENCE.json",
+                        help="a run folder holding evidence.json, or the file itself")
+    source.add_argument("--facts", type=Path, metavar="FILE.json",
+                        help="a flat JSON object of facts (any subset of the documented names)")
+    parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    parser.add_argument("--rules", type=Path, metavar="DIR", help="use this rules folder instead of the built-in")
+    deploy = parser.add_argument_group("deploy form (advisor/deploy)")
+    deploy.add_argument("--format-flags", choices=FORMATS, default="plain",
+                        help="print the flags as an LLMKube patch, docker run line, compose service or systemd "
+                             "ExecStart= (stdout then holds only that; the verdict goes to stderr)")
+    deploy.add_argument("--manifest", type=Path, metavar="FILE",
+                        help="with llmkube: your InferenceService manifest; only spec.extraArgs is changed")
+    deploy.add_argument("--model-path", metavar="PATH", help="the model file you serve (else a placeholder)")
+    deploy.add_argument("--host", help="the address llama-server listens on (default 127.0.0.1)")
+    deploy.add_argument("--port", type=int, help="the port llama-server listens on (default 8080)")
+
+
+def _read_evidence(path: Path) -> dict[str, object]:
+    file = path / "evidence.json" if path.is_dir() else path
+    try:
+        data: Any = json.loads(file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read {file}: {exc.strerror or exc}",
+                        hint="pass a run folder, its evidence.json, or --facts FILE.json") from exc
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{file} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise UserError(f"{file} is not an evidence.json (no schema_version)",
+                        hint="for a flat object of facts use --facts FILE.json")
+    return facts_from_evidence(data)
+
+
+def _print_text(v: Verdict) -> None:
+    speed = f"{v.predicted_speedup:.2f}×" if v.predicted_speedup is not None else "n/a"
+    prior = " (uses priors)" if v.prediction_is_prior else ""
+    print(f"Verdict: {v.verdict}")
+    print(f"Predicted speedup: {speed}{prior}")
+    for line in v.because:
+        print(f"  because: {line}")
+    if v.flags is not None:
+        if v.flags.argv:
+            print(f"Flags ({v.flags.engine}): {v.flags.command}")
+        for step in v.flags.steps:
+            print(f"  step: {step}")
+        for note in v.flags.notes:
+            print(f"  note: {note}")
+    for alt in v.alternatives:
+        print(f"  instead: {alt}")
+    for w in v.warnings:
+        print(f"  warning: {w}")
+    if v.missing_facts:
+        print(f"Missing facts: {', '.join(v.missing_facts)}")
+    print("Trace:")
+    for c in v.trace:
+        mark = {True: "pass", False: "fail", None: "unknown"}[c.passed]
+        expected = "" if c.op in ("is-true", "is-false") else f" {c.expected!r}"
+        print(f"  [{mark:7}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} (actual {c.actual!r})")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load facts, decide, print; exit 0 whatever the verdict (2 for user errors via the CLI)."""
+    facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
+    verdict = decide(facts, rules_dir=args.rules)
+    fmt = args.format_flags
+    deploy = _deploy(args, verdict) if fmt != "plain" or args.manifest is not None else None
+    if args.json:
+        data = verdict_to_json(verdict)
+        if deploy is not None:
+            data["deploy"] = {"format": fmt, "text": deploy}
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+    elif deploy is not None:
+        # stdout carries only the deployable text so it can be redirected into a file
+        print(f"Verdict: {verdict.verdict}", file=sys.stderr)
+        for line in verdict.because:
+            print(f"  because: {line}", file=sys.stderr)
+        sys.stdout.write(deploy)
+    else:
+        _print_text(verdict)
+    return 0
+
+
+def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
+    manifest: str | None = None
+    if args.manifest is not None:
+        if args.format_flags != "llmkube":
+            raise UserError("--manifest goes with --format-flags llmkube")
+        try:
+            manifest = args.manifest.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UserError(f"cannot read manifest {args.manifest}: {exc}") from exc
+    return render_deploy(verdict.flags, args.format_flags, manifest_text=manifest, model_path=args.model_path,
+                         host=args.host, port=args.port, verdict=verdict.verdict)

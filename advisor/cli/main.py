@@ -1,0 +1,82 @@
+"""`spec-advisor` command line: discovers subcommands in `advisor.cli` and maps user errors to exit codes.
+
+With no arguments it opens the desktop window (`gui`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import pkgutil
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+import advisor.cli as commands_pkg
+from advisor import __version__
+from advisor.errors import UserError
+from advisor.redact import install_log_redaction
+
+EXIT_OK = 0
+EXIT_USER_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+
+def _command_modules() -> list[ModuleType]:
+    found = []
+    for info in pkgutil.iter_modules(commands_pkg.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"{commands_pkg.__name__}.{info.name}")
+        if hasattr(module, "NAME") and hasattr(module, "run"):
+            found.append(module)
+    return sorted(found, key=lambda m: str(m.NAME))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with one subparser per command module."""
+    parser = argparse.ArgumentParser(
+        prog="spec-advisor",
+        description="Should I turn on speculative decoding on this machine? Measure, decide, explain.",
+    )
+    parser.add_argument("--version", action="version", version=f"spec-advisor {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in _command_modules():
+        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+        module.configure(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `spec-advisor` console script; returns the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    if not args_list:
+        args_list = ["gui"]
+    args = parser.parse_args(args_list)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    install_log_redaction()  # API keys must never reach a log line
+    run = getattr(args, "_run", None)
+    if run is None:
+        parser.print_help()
+        return EXIT_USER_ERROR
+    try:
+        return int(run(args))
+    except UserError as exc:
+        print(f"spec-advisor: {exc}", file=sys.stderr)
+        if exc.hint:
+            print(f"  hint: {exc.hint}", file=sys.stderr)
+        return EXIT_USER_ERROR
+    except KeyboardInterrupt:
+        print("spec-advisor: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

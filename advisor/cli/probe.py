@@ -1,0 +1,78 @@
+"""`spec-advisor probe`: describe the GPU, host, model file and engines, without measuring speed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from advisor.cli.probe_text import render_probe
+from advisor.errors import UserError
+from advisor.run.environment import gather
+from probes.base import Unavailable
+from probes.engines.discovery import identify, scan_loopback
+from probes.engines.llamacpp.binary import find_llama_server
+from probes.engines.urls import BadEngineUrl, is_loopback, normalise_url
+from probes.serialize import to_jsonable
+
+NAME = "probe"
+HELP = "describe this machine's GPU, host, model file and engines (no measurements of speed)"
+
+
+def configure(p: argparse.ArgumentParser) -> None:
+    """Arguments of `probe`."""
+    p.add_argument("--json", action="store_true", help="print JSON instead of a readable summary")
+    p.add_argument("--engine-url", help="a running engine to identify (loopback unless --allow-remote)")
+    p.add_argument("--allow-remote", action="store_true", help="allow an engine URL that is not on this machine")
+    p.add_argument("--model", type=Path, help="a model file (GGUF) or Hugging Face folder to analyse")
+    p.add_argument("--llama-server", help="path of a llama-server binary to inspect")
+    p.add_argument("--no-scan", action="store_true", help="do not look for engines on the default local ports")
+
+
+def engine_report(url: str, allow_remote: bool) -> dict[str, Any]:
+    """Identify the engine at `url`; every way it can fail is a UserError the user can act on."""
+    try:
+        base = normalise_url(url)
+    except BadEngineUrl as exc:
+        raise UserError(str(exc), hint="example: --engine-url http://127.0.0.1:8080") from exc
+    if not allow_remote and not is_loopback(base):
+        raise UserError(f"{base} is not on this machine", hint="pass --allow-remote to probe a remote engine")
+    found = identify(base)
+    if found.info is None:
+        problem = found.problem or Unavailable("error")
+        hints = {"unreachable": "is the engine running, and on this port?",
+                 "bad-response": "point --engine-url at the engine's own port (llama-server defaults to 8080)"}
+        raise UserError(f"no LLM engine at {base}: {problem.detail or problem.reason}",
+                        hint=hints.get(problem.reason, ""))
+    plain = to_jsonable(found.info)
+    assert isinstance(plain, dict)
+    return plain
+
+
+def collect(args: argparse.Namespace) -> dict[str, Any]:
+    """Everything `probe` reports, JSON-ready."""
+    engine = engine_report(args.engine_url, args.allow_remote) if args.engine_url else None
+    binary = find_llama_server(args.llama_server)
+    if isinstance(binary, Unavailable) and args.llama_server:
+        raise UserError(f"cannot use --llama-server {args.llama_server}: {binary.detail or binary.reason}")
+    report = gather(args.model, binary=None if isinstance(binary, Unavailable) else binary)
+    report["llama_server"] = to_jsonable(binary if isinstance(binary, Unavailable) else binary.to_dict())
+    report.pop("binary", None)
+    if engine is not None:
+        report["engine"] = engine
+    if not args.no_scan:
+        report["running_engines"] = [d.to_dict() for d in scan_loopback()]
+    return report
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the probe report (text or JSON)."""
+    report = collect(args)
+    if args.json:
+        json.dump(report, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_probe(report))
+    return 0

@@ -1,0 +1,1 @@
+"""From facts to a verdict: the rule loader, the Kleene evaluator, invariants and reconciliation."""

@@ -1,0 +1,34 @@
+"""From a run's evidence to its verdict: facts → rules → verdict JSON, plus the perf-model reconciliation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from advisor.decide.verdict import decide, verdict_to_json
+from advisor.facts.specs import facts_from_evidence
+from advisor.perf.predict import predict
+
+
+def reconcile(facts: Mapping[str, object]) -> dict[str, Any] | None:
+    """The perf model's speedup from acceptance + verify facts, next to the measured A/B (DESIGN §4)."""
+    measured = facts.get("ab.speedup")
+    without_ab = {k: v for k, v in facts.items() if not k.startswith("ab.")}
+    prediction = predict(without_ab)
+    if prediction is None:
+        return None
+    out: dict[str, Any] = {"predicted_speedup": prediction.speedup, "priors": list(prediction.priors),
+                           "gamma": prediction.gamma, "alpha": prediction.alpha,
+                           "verify_ratio": prediction.verify_ratio, "measured_speedup": measured}
+    if isinstance(measured, int | float) and measured > 0:
+        out["relative_error"] = prediction.speedup / measured - 1.0
+    return out
+
+
+def decide_evidence(evidence: Mapping[str, Any]) -> dict[str, Any]:
+    """Verdict JSON (DESIGN §6 keys) with the facts it used and the reconciliation."""
+    facts = facts_from_evidence(evidence)
+    verdict = verdict_to_json(decide(facts))
+    verdict["facts"] = facts
+    verdict["reconciliation"] = reconcile(facts)
+    return verdict

@@ -1,0 +1,234 @@
+"""Load and validate the decision tree in `rules/*.toml` (format: reference/aesthetics.md §8.4).
+
+Everything that can be checked before evaluation is checked here, so a typo fails at load time with a
+"did you mean" rather than silently turning into an unknown fact.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, cast, get_args
+
+from advisor import paths
+from advisor.decide.text import placeholders
+from advisor.errors import UserError
+from advisor.facts.specs import FACT_SPECS, suggest
+
+Op = Literal[">", ">=", "<", "<=", "==", "!=", "in", "not-in", "between", "is-true", "is-false"]
+UnknownMode = Literal["block", "defer", "ignore"]
+VerdictName = Literal["ENABLE", "SKIP", "INCONCLUSIVE"]
+OPS: tuple[str, ...] = get_args(Op)
+UNARY_OPS = ("is-true", "is-false")
+NUMERIC_OPS = (">", ">=", "<", "<=", "between")
+ROOT_ID = "spec-decoding"
+CONFIG_ENV = "SPEC_ADVISOR_CONFIG_DIR"
+Scalar = float | int | str | bool
+
+
+class RuleError(UserError):
+    """A rule file (built-in or user override) is malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """`[fact, op, value]`; value may be "$threshold", "@other.fact" or a literal (list for in/between)."""
+
+    fact: str
+    op: Op
+    value: object
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One ordered alternative of a question; terminal (`verdict`) or descending (`next`)."""
+
+    id: str
+    mode: Literal["all", "any", "default"]
+    conditions: tuple[Condition, ...]
+    verdict: VerdictName | None
+    next: str | None
+    because: str
+    warning: str
+    unknown: UnknownMode
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFile:
+    """One question: thresholds plus branches, first match wins."""
+
+    id: str
+    question: str
+    thresholds: Mapping[str, Scalar]
+    branches: tuple[Branch, ...]
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class RuleSet:
+    """All questions by id; evaluation starts at `root`."""
+
+    root: str
+    files: Mapping[str, RuleFile]
+
+
+def config_dir() -> Path:
+    """User configuration folder; `SPEC_ADVISOR_CONFIG_DIR` overrides platformdirs (tests use it)."""
+    return paths.config_dir()
+
+
+def _fail(where: str, message: str) -> RuleError:
+    return RuleError(f"{where}: {message}", hint="fix the rule file or remove your override of it")
+
+
+def _check_value(where: str, cond: Condition, thresholds: Mapping[str, Scalar]) -> None:
+    values = cond.value if isinstance(cond.value, list) else [cond.value]
+    for v in values:
+        if isinstance(v, str) and v.startswith("$") and v[1:] not in thresholds:
+            raise _fail(where, f"unknown threshold '{v}'{suggest(v[1:], thresholds)}")
+        if isinstance(v, str) and v.startswith("@") and v[1:] not in FACT_SPECS:
+            raise _fail(where, f"unknown fact '{v[1:]}'{suggest(v[1:], FACT_SPECS)}")
+    if cond.op in ("in", "not-in") and not isinstance(cond.value, list):
+        raise _fail(where, f"'{cond.op}' needs a list value")
+    if cond.op == "between" and not (isinstance(cond.value, list) and len(cond.value) == 2):
+        raise _fail(where, "'between' needs [low, high]")
+    type_ = FACT_SPECS[cond.fact].type
+    if cond.op in UNARY_OPS and type_ != "bool":
+        raise _fail(where, f"'{cond.op}' needs a bool fact; '{cond.fact}' is {type_}")
+    if cond.op in NUMERIC_OPS and type_ not in ("int", "float"):
+        raise _fail(where, f"'{cond.op}' needs a numeric fact; '{cond.fact}' is {type_}")
+
+
+def _condition(where: str, raw: object, thresholds: Mapping[str, Scalar]) -> Condition:
+    if not isinstance(raw, list) or len(raw) not in (2, 3) or not all(isinstance(x, str) for x in raw[:2]):
+        raise _fail(where, f"a condition is [fact, op, value], got {raw!r}")
+    fact, op = cast(str, raw[0]), cast(str, raw[1])
+    if fact not in FACT_SPECS:
+        raise _fail(where, f"unknown fact '{fact}'{suggest(fact, FACT_SPECS)}")
+    if op not in OPS:
+        raise _fail(where, f"unknown operator '{op}'{suggest(op, list(OPS))}; allowed: {' '.join(OPS)}")
+    if (len(raw) == 2) != (op in UNARY_OPS):
+        raise _fail(where, f"'{op}' takes {'no' if op in UNARY_OPS else 'one'} value")
+    cond = Condition(fact, cast(Op, op), raw[2] if len(raw) == 3 else None)
+    _check_value(where, cond, thresholds)
+    return cond
+
+
+def _template(where: str, text: str, thresholds: Mapping[str, Scalar]) -> str:
+    for name in placeholders(text):
+        if name not in FACT_SPECS and name not in thresholds:
+            known = [*FACT_SPECS, *thresholds]
+            raise _fail(where, f"unknown placeholder '{{{name}}}'{suggest(name, known)}")
+    return text
+
+
+def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, Scalar]) -> Branch:
+    bid = str(raw.get("id", ""))
+    where = f"{rule_id}/{bid or '?'}"
+    if not bid:
+        raise _fail(where, "branch without an id")
+    when = raw.get("when") or {}
+    is_default = raw.get("default") is True
+    if is_default == bool(when) or (when and len(when) != 1) or not set(when) <= {"all", "any"}:
+        raise _fail(where, "a branch needs exactly one of `default = true`, `when.all` or `when.any`")
+    verdict, nxt = raw.get("verdict"), raw.get("next")
+    if (verdict is None) == (nxt is None):
+        raise _fail(where, "a branch needs exactly one of `verdict` or `next`")
+    if verdict is not None and verdict not in get_args(VerdictName):
+        raise _fail(where, f"verdict must be ENABLE, SKIP or INCONCLUSIVE, got {verdict!r}")
+    unknown = raw.get("unknown", "block")
+    if unknown not in get_args(UnknownMode):
+        raise _fail(where, f"unknown must be block, defer or ignore{suggest(str(unknown), ['block', 'defer'])}")
+    mode = cast(Literal["all", "any", "default"], "default" if is_default else next(iter(when)))
+    conds = tuple(_condition(where, c, thresholds) for c in (when.get(mode) or []) if mode != "default")
+    if mode != "default" and not conds:
+        raise _fail(where, f"when.{mode} is empty")
+    return Branch(bid, mode, conds, verdict, nxt, _template(where, str(raw.get("because", "")), thresholds),
+                  _template(where, str(raw.get("warning", "")), thresholds), unknown)
+
+
+def parse_rule_file(text: str, source: str) -> RuleFile:
+    """Parse and check one file on its own (ids of `next` targets are checked by `load_rules`)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(source, f"not valid TOML: {exc}") from exc
+    rid = data.get("id")
+    if data.get("schema") != 1 or not isinstance(rid, str):
+        raise _fail(source, "needs `schema = 1` and a string `id`")
+    thresholds = dict(data.get("thresholds") or {})
+    branches = tuple(_branch(rid, b, thresholds) for b in data.get("branch") or [])
+    defaults = [b for b in branches if b.mode == "default"]
+    if len(defaults) != 1 or branches[-1].mode != "default":
+        raise _fail(f"{rid} ({source})", "needs exactly one `default = true` branch, placed last")
+    if len({b.id for b in branches}) != len(branches):
+        raise _fail(rid, "branch ids must be unique")
+    return RuleFile(rid, str(data.get("question", "")), thresholds, branches, source)
+
+
+def _read_dir(files: Iterable[Any]) -> dict[str, RuleFile]:
+    out: dict[str, RuleFile] = {}
+    for f in sorted(files, key=lambda f: f.name):
+        if not f.name.endswith(".toml") or f.name == "thresholds.toml":
+            continue
+        rule = parse_rule_file(f.read_text(encoding="utf-8"), str(f))
+        if rule.id in out:
+            raise _fail(str(f), f"id '{rule.id}' is already used by {out[rule.id].source}")
+        out[rule.id] = rule
+    return out
+
+
+def _apply_thresholds(files: dict[str, RuleFile], path: Path) -> None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise _fail(str(path), f"not valid TOML: {exc}") from exc
+    for rid, table in data.items():
+        if rid not in files or not isinstance(table, dict):
+            raise _fail(str(path), f"unknown rule id '[{rid}]'{suggest(rid, files)}")
+        rule = files[rid]
+        merged = dict(rule.thresholds)
+        for name, value in table.items():
+            if name not in merged:
+                raise _fail(f"{path} [{rid}]", f"unknown threshold '{name}'{suggest(name, merged)}")
+            if type(value) is not type(merged[name]) and not (
+                    isinstance(value, int | float) and isinstance(merged[name], int | float)
+                    and not isinstance(value, bool)):
+                raise _fail(f"{path} [{rid}]", f"threshold '{name}' must be like {merged[name]!r}")
+            merged[name] = value
+        files[rid] = RuleFile(rule.id, rule.question, merged, rule.branches, rule.source)
+
+
+def _check_graph(files: Mapping[str, RuleFile], root: str) -> None:
+    if root not in files:
+        raise _fail("rules", f"no root rule '{root}'{suggest(root, files)}")
+    for rule in files.values():
+        for b in rule.branches:
+            if b.next is not None and b.next not in files:
+                raise _fail(f"{rule.id}/{b.id}", f"next = '{b.next}' is not a rule id{suggest(b.next, files)}")
+
+    def visit(rid: str, path: tuple[str, ...]) -> None:
+        if rid in path:
+            raise _fail("rules", "cycle: " + " → ".join((*path, rid)))
+        for b in files[rid].branches:
+            if b.next is not None:
+                visit(b.next, (*path, rid))
+
+    for rid in files:
+        visit(rid, ())
+
+
+def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> RuleSet:
+    """Built-in rules (or `rules_dir`), then the user's overrides from `config_dir()/rules/`."""
+    base: Any = rules_dir if rules_dir is not None else resources.files("rules")
+    files = _read_dir(base.iterdir())
+    user = config_dir() / "rules"
+    if overrides and user.is_dir():
+        files.update(_read_dir(user.iterdir()))  # same id replaces the built-in question
+        if (user / "thresholds.toml").is_file():
+            _apply_thresholds(files, user / "thresholds.toml")
+    _check_graph(files, ROOT_ID)
+    return RuleSet(ROOT_ID, files)

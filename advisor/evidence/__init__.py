@@ -1,0 +1,1 @@
+"""The evidence a check writes: its typed schema and its load/save."""

@@ -1,0 +1,1 @@
+"""Facts, the public contract of `decide`: their specs, and evidence flattened into them."""

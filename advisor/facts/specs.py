@@ -1,0 +1,171 @@
+"""Facts: the flat, dotted, unit-suffixed names that rules see (DESIGN §6).
+
+`FACT_SPECS` is the registry (type, unit, meaning, source). Evidence flattens to it with
+`facts_from_evidence` (advisor/facts_evidence.py); a hand-written `--facts FILE.json` is checked by
+`load_facts_file`. Rules are validated against this registry at load time.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from advisor.errors import UserError
+from advisor.facts.from_evidence import facts_from_evidence
+
+__all__ = ["FACT_SPECS", "FactSpec", "FactType", "facts_from_evidence", "load_facts_file", "suggest",
+           "validate_facts"]
+
+FactType = Literal["float", "int", "bool", "str"]
+
+
+@dataclass(frozen=True, slots=True)
+class FactSpec:
+    """One documented fact: its type, unit ("" when unitless), meaning and the step/probe behind it."""
+
+    name: str
+    type: FactType
+    unit: str
+    meaning: str
+    source: str
+
+
+def _s(name: str, type_: FactType, unit: str, meaning: str, source: str) -> FactSpec:
+    return FactSpec(name, type_, unit, meaning, source)
+
+
+_SPECS: tuple[FactSpec, ...] = (
+    _s("gpu.name", "str", "", "GPU marketing name", "probe gpu"),
+    _s("gpu.count", "int", "", "number of GPUs visible to the engine", "probe gpu"),
+    _s("gpu.peak_bandwidth_gbs", "float", "GB/s", "theoretical peak memory bandwidth", "probe gpu"),
+    _s("gpu.vram_total_gib", "float", "GiB", "total VRAM of the GPU(s)", "probe gpu"),
+    _s("gpu.vram_free_gib", "float", "GiB", "VRAM free with the model loaded", "probe gpu"),
+    _s("host.ram_bandwidth_gbs", "float", "GB/s", "measured host RAM bandwidth", "probe host"),
+    _s("engine.kind", "str", "", "llama.cpp | vllm | sglang | lmstudio | ollama | tgi | tensorrt-llm",
+       "probe engine"),
+    _s("engine.version", "str", "", "engine build or version string", "probe engine"),
+    _s("engine.flag_generation", "str", "", "llama.cpp flag dialect: new | old | unknown", "preflight --help"),
+    _s("engine.spec_types", "str", "", "comma list of --spec-type values the build accepts", "preflight --help"),
+    _s("engine.draft_max_flag", "str", "", "flag for the draft length (--spec-draft-n-max or --draft-max)",
+       "preflight --help"),
+    _s("engine.draft_model_flag", "str", "", "flag that names the draft model (-md)", "preflight --help"),
+    _s("engine.p_min_flag", "str", "", "flag for the draft p-min (--spec-draft-p-min or --draft-p-min)",
+       "preflight --help"),
+    _s("model.moe", "bool", "", "the target model is a mixture of experts", "probe modelfile"),
+    _s("model.total_params_b", "float", "1e9 params", "all parameters", "probe modelfile"),
+    _s("model.active_params_b", "float", "1e9 params", "parameters used per token", "probe modelfile"),
+    _s("model.expert_count", "int", "", "experts per MoE layer (N)", "probe modelfile"),
+    _s("model.expert_used_count", "int", "", "experts chosen per token (top-m)", "probe modelfile"),
+    _s("model.quant", "str", "", "weight quantisation, e.g. Q4_K_M", "probe modelfile"),
+    _s("model.bytes_per_token_gb", "float", "GB", "bytes read per decoded token (active weights + KV)",
+       "probe modelfile / baseline"),
+    _s("spec.method", "str", "", "ngram-simple | ngram-mod | ngram-cache | draft | eagle | eagle3 | mtp | …",
+       "config"),
+    _s("spec.draft_max", "int", "tokens", "drafted tokens per verify step (γ)", "config"),
+    _s("spec.draft_cost_ratio", "float", "", "draft cost per drafted token ÷ target cost per token",
+       "measured or user"),
+    _s("spec.draft_model", "str", "", "path or name of the draft model", "config"),
+    _s("spec.draft_params_b", "float", "1e9 params", "draft model size", "probe modelfile (draft)"),
+    _s("spec.draft_p_min", "float", "", "minimum draft probability to keep drafting", "config"),
+    _s("workload.concurrency", "int", "requests", "simultaneous requests the user expects (home: 1)",
+       "config"),
+    _s("workload.repeated_prompts", "bool", "", "the measured workload repeats prompts", "config"),
+    _s("baseline.decode_tok_s", "float", "tok/s", "decode speed with speculation off", "step baseline"),
+    _s("baseline.mbu", "float", "0..1", "memory-bandwidth utilisation of decode", "step baseline"),
+    _s("baseline.bottleneck", "str", "", "memory | compute | overhead", "step baseline"),
+    _s("baseline.cv_pct", "float", "%", "coefficient of variation of baseline decode speed", "step baseline"),
+    _s("acceptance.rate", "float", "0..1", "accepted ÷ drafted tokens over all prompts (α)", "step acceptance"),
+    _s("acceptance.rate_ci_low", "float", "0..1", "lower 95% bound of α (prompt bootstrap)", "step acceptance"),
+    _s("acceptance.rate_ci_high", "float", "0..1", "upper 95% bound of α", "step acceptance"),
+    _s("acceptance.mean_length", "float", "tokens", "τ = 1 + accepted ÷ verify steps", "step acceptance"),
+    _s("acceptance.draft_coverage", "float", "ratio", "drafted tokens per generated token (how often a draft "
+       "existed at all; n-gram drafting on diverse prompts often has nothing to copy)", "step acceptance"),
+    _s("acceptance.repeat_inflation", "float", "ratio", "tok/s on re-seen prompts ÷ first runs (canary)",
+       "step acceptance"),
+    _s("acceptance.min_category_rate", "float", "0..1", "α of the weakest prompt category", "step acceptance"),
+    _s("acceptance.min_category", "str", "", "name of the weakest prompt category", "step acceptance"),
+    _s("verify.cost_ratio_at_draft_max", "float", "ratio", "T_verify(γ+1) ÷ T(1)", "step verify"),
+    _s("batch.crossover_concurrency", "int", "requests", "lowest concurrency where spec stops paying",
+       "step batch"),
+    _s("batch.max_concurrency_tested", "int", "requests", "highest concurrency the batch step measured",
+       "step batch"),
+    _s("ab.speedup", "float", "ratio", "paired A/B speedup (ms/token off ÷ on)", "step ab"),
+    _s("ab.ci_low", "float", "ratio", "lower bound of the A/B speedup CI", "step ab"),
+    _s("ab.ci_high", "float", "ratio", "upper bound of the A/B speedup CI", "step ab"),
+    _s("ab.n_prompts", "int", "pairs", "prompt pairs in the A/B", "step ab"),
+    _s("ab.outputs_match_rate", "float", "0..1", "share of prompts with identical greedy output", "step ab"),
+    _s("ab.decision", "str", "", "the A/B step's own sequential decision", "step ab"),
+    _s("ab.guards_passed", "bool", "", "every A/B guard (skew, order, failures, loops, CV) passed", "step ab"),
+    _s("ab.warnings", "str", "", "comma list of the A/B guards that failed", "step ab"),
+    _s("ab.measured", "bool", "", "an A/B CI exists (derived: ab.ci_low and ab.ci_high present)", "derived"),
+    _s("measurement.trap_suspected", "bool", "", "a repeat/caching trap was flagged in any step",
+       "steps acceptance, ab"),
+    _s("measurement.throttled", "bool", "", "GPU clocks were throttled during a measured step",
+       "NVML sampling"),
+    _s("vram.headroom_after_draft_gib", "float", "GiB", "VRAM left after loading a draft model + its KV",
+       "preflight"),
+    _s("predict.available", "bool", "", "a speedup could be predicted (derived)", "derived: predict.py"),
+    _s("predict.speedup", "float", "ratio", "perf-model speedup τ·T(1)/(T_verify+γ·T_draft)",
+       "derived: predict.py"),
+    _s("predict.tokens_per_step", "float", "tokens", "τ used by the prediction", "derived: predict.py"),
+    _s("predict.is_prior", "bool", "", "the prediction leans on a documented prior", "derived: predict.py"),
+)
+
+FACT_SPECS: dict[str, FactSpec] = {spec.name: spec for spec in _SPECS}
+
+
+def suggest(name: str, known: list[str] | Mapping[str, object]) -> str:
+    """' (did you mean 'x'?)' for the closest known name, or '' when nothing is close."""
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _type_ok(type_: FactType, value: object) -> bool:
+    # bool is an int subclass in Python: reject it explicitly for numeric facts
+    if type_ == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if type_ == "int":
+        return isinstance(value, int)
+    if type_ == "float":
+        return isinstance(value, int | float) and math.isfinite(float(value))
+    return isinstance(value, str)
+
+
+def validate_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dict[str, object]:
+    """Check names and types; return a plain dict (ints given for float facts become floats).
+
+    Raises UserError naming the first bad fact, with a "did you mean" for unknown names.
+    """
+    out: dict[str, object] = {}
+    for name, value in facts.items():
+        spec = FACT_SPECS.get(name)
+        if spec is None:
+            raise UserError(f"{origin}: unknown fact '{name}'{suggest(name, FACT_SPECS)}",
+                            hint="see FACT_SPECS in advisor/facts.py for the documented names")
+        if value is None:
+            continue  # null means "not measured": the same as leaving the fact out
+        if not _type_ok(spec.type, value):
+            raise UserError(f"{origin}: fact '{name}' must be {spec.type}, got {value!r}")
+        out[name] = float(value) if spec.type == "float" else value  # type: ignore[arg-type]
+    return out
+
+
+def load_facts_file(path: Path | str) -> dict[str, object]:
+    """Read a `--facts FILE.json` (a flat object of fact name → value) and validate it."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise UserError(f"cannot read facts file {p}: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise UserError(f"{p} is not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise UserError(f"{p} must hold one JSON object of fact name → value")
+    return validate_facts(data, origin=str(p))

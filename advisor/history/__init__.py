@@ -1,0 +1,1 @@
+"""The history database: SQLite schema, the run store and comparisons between runs."""

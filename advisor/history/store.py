@@ -1,0 +1,224 @@
+"""The run history: one SQLite file with every run's config, environment, measurement units and verdict.
+
+The recorder commits **one transaction per completed measurement unit** (an A/B pair, one category's
+acceptance, one verify point), so a crash loses at most the unit in flight, and a resume asks
+`completed_units` what must not be measured again. A/B units hold *both* arms: a pair is never formed
+across a restart (reliability.md §6.1). Everything passes through `redact` before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from advisor import __version__
+from advisor.history.compare import Difference, compare_runs
+from advisor.history.records import RunRecord, RunSummary, StepRecord
+from advisor.history.schema import StoreError, connect, default_db_path
+from advisor.redact import redact, redact_text
+
+RunStatus = Literal["running", "complete", "aborted", "failed"]
+StepStatus = Literal["done", "skipped", "failed", "aborted"]
+
+PAIR_STEP = "ab"
+PAIR_ARMS = ("off", "on")
+
+__all__ = ["PAIR_ARMS", "PAIR_STEP", "Difference", "RunRecord", "RunStore", "RunSummary", "StepRecord",
+           "StoreError"]
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _dump(obj: Any) -> str:
+    return json.dumps(redact(obj), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
+
+
+def _load(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def _dig(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+class RunStore:
+    """The history database; use as a context manager (`with RunStore() as store:`)."""
+
+    def __init__(self, path: str | Path | None = None) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        self._conn: sqlite3.Connection | None = None
+        self._lock = threading.RLock()  # the recorder may live on a worker thread
+
+    def __enter__(self) -> RunStore:
+        self.open()
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def open(self) -> None:
+        """Open the database (done by `with`); safe to call twice."""
+        if self._conn is None:
+            self._conn = connect(self.path)
+
+    def close(self) -> None:
+        """Close the database; committed units are already durable."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreError("the run history is not open", hint="use `with RunStore() as store:`")
+        return self._conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def begin_run(self, config: Mapping[str, Any], environment: Mapping[str, Any]) -> str:
+        """Store the run manifest before the first request; returns the new run id."""
+        run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO runs (run_id, created_utc, status, app_version, config_json, environment_json)"
+                " VALUES (?, ?, 'running', ?, ?, ?)",
+                (run_id, _now(), __version__, _dump(config), _dump(environment)),
+            )
+        return run_id
+
+    def record_unit(self, run_id: str, step: str, unit_key: str, payload: Mapping[str, Any]) -> bool:
+        """Commit one completed measurement unit; returns False if it was already recorded.
+
+        Idempotent on (run_id, step, unit_key): the first recording wins, so a replayed unit after a
+        resume cannot overwrite what was measured. Units of the `ab` step must carry both arms
+        (`payload["off"]` and `payload["on"]`): a half pair is never stored.
+        """
+        if step == PAIR_STEP:
+            missing = [arm for arm in PAIR_ARMS if not isinstance(payload.get(arm), Mapping)]
+            if missing:
+                raise ValueError(f"an A/B unit must hold both arms; {unit_key!r} lacks {missing}")
+        # Keys are free text from callers (e.g. a URL); they are masked like everything else.
+        step, unit_key = redact_text(step), redact_text(unit_key)
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            cur = conn.execute(
+                "INSERT OR IGNORE INTO units (run_id, step, unit_key, payload_json, recorded_utc)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (run_id, step, unit_key, _dump(payload), _now()),
+            )
+            return cur.rowcount == 1
+
+    def completed_units(self, run_id: str, step: str) -> dict[str, Any]:
+        """The units of `step` already committed for `run_id` (what a resume must not redo)."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT unit_key, payload_json FROM units WHERE run_id = ? AND step = ? ORDER BY rowid",
+                (run_id, redact_text(step)),
+            ).fetchall()
+        return {key: json.loads(payload) for key, payload in rows}
+
+    def finish_step(self, run_id: str, step: str, status: StepStatus, evidence: Mapping[str, Any]) -> None:
+        """Record a step's final status and evidence (replaces an earlier record of the same step)."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.execute(
+                "INSERT OR REPLACE INTO steps (run_id, step, status, evidence_json, finished_utc)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (run_id, redact_text(step), status, _dump(evidence), _now()),
+            )
+
+    def finish_run(self, run_id: str, status: RunStatus, verdict: Mapping[str, Any] | None,
+                   facts: Mapping[str, Any] | None) -> None:
+        """Close a run with its status, and the verdict and facts when a decision was made."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            conn.execute(
+                "UPDATE runs SET status = ?, finished_utc = ?, verdict_json = ?, facts_json = ?"
+                " WHERE run_id = ?",
+                (status, _now(), None if verdict is None else _dump(verdict),
+                 None if facts is None else _dump(facts), run_id),
+            )
+
+    def list_runs(self, limit: int = 20) -> list[RunSummary]:
+        """The most recent runs, newest first."""
+        with self._lock:
+            rows = self.conn.execute(
+                "SELECT run_id, created_utc, finished_utc, status, app_version, environment_json,"
+                " verdict_json FROM runs ORDER BY created_utc DESC, run_id DESC LIMIT ?",
+                (max(0, int(limit)),),
+            ).fetchall()
+        return [self._summary(row) for row in rows]
+
+    def get_run(self, run_id: str) -> RunRecord | None:
+        """Everything stored for `run_id`, or None when there is no such run."""
+        with self._lock:
+            row = self.conn.execute(
+                "SELECT run_id, created_utc, finished_utc, status, app_version, environment_json,"
+                " verdict_json, config_json, facts_json FROM runs WHERE run_id = ?",
+                (run_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            step_rows = self.conn.execute(
+                "SELECT s.step, s.status, s.evidence_json, s.finished_utc,"
+                " (SELECT COUNT(*) FROM units u WHERE u.run_id = s.run_id AND u.step = s.step)"
+                " FROM steps s WHERE s.run_id = ? ORDER BY s.finished_utc",
+                (run_id,),
+            ).fetchall()
+        steps = tuple(StepRecord(step=r[0], status=r[1], evidence=json.loads(r[2]), finished_utc=r[3],
+                                 units=int(r[4])) for r in step_rows)
+        return RunRecord(summary=self._summary(row[:7]), config=json.loads(row[7]),
+                         environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[8]),
+                         steps=steps)
+
+    def compare(self, run_a: str, run_b: str) -> list[Difference]:
+        """What changed from run A (before) to run B (after); regressions first."""
+        return compare_runs(self._require_record(run_a), self._require_record(run_b))
+
+    def _require_record(self, run_id: str) -> RunRecord:
+        record = self.get_run(run_id)
+        if record is None:
+            raise StoreError(f"no run {run_id!r} in the history", hint="see `spec-advisor history`")
+        return record
+
+    @staticmethod
+    def _require_run(conn: sqlite3.Connection, run_id: str) -> None:
+        if conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone() is None:
+            raise StoreError(f"no run {run_id!r} in the history", hint="start it with begin_run()")
+
+    @staticmethod
+    def _summary(row: tuple[Any, ...]) -> RunSummary:
+        env = json.loads(row[5])
+        verdict = _load(row[6])
+        engine_kind, engine_version = _dig(env, "engine", "kind"), _dig(env, "engine", "version")
+        engine = " ".join(str(p) for p in (engine_kind, engine_version) if p) or None
+        model = _dig(env, "engine", "model") or _dig(env, "model", "name")
+        return RunSummary(run_id=row[0], created_utc=row[1], finished_utc=row[2], status=row[3],
+                          app_version=row[4], verdict=_dig(verdict, "verdict"), engine=engine,
+                          model=None if model is None else Path(str(model)).name,
+                          gpu=_dig(env, "gpu", "name"))

@@ -1,0 +1,1 @@
+"""The performance model: roofline, verify cost, and the speedup prediction."""

@@ -1,0 +1,1 @@
+"""Running a check: the session, its two arms (managed or attached servers), environment, plan, recorder."""

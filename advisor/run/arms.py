@@ -1,0 +1,137 @@
+"""The two arms of every comparison: speculation off and on, either launched by us or attached to.
+
+Managed mode runs both servers side by side on loopback so A/B order can be counterbalanced per prompt
+(reliability.md §2.6). Attach mode uses what the user runs, as configured.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from advisor.config import CheckConfig
+from advisor.demo.first_run import first_run_hint
+from advisor.demo.model import demo_model_path
+from advisor.errors import UserError
+from advisor.run.engine_runner import ManagedServer, ServerConfig
+from probes.base import Unavailable
+from probes.engines.base import EngineAdapter
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
+from probes.engines.llamacpp.binary import LlamaServerBinary, find_llama_server
+
+ArmName = Literal["off", "on"]
+# Slots per managed server: enough for the quick concurrency sweep (1, 2, 4) without restarting.
+MANAGED_SLOTS = 4
+MANAGED_CTX_PER_SLOT = 2048
+
+
+@dataclass
+class Arm:
+    """One configuration and the adapter that reaches it."""
+
+    name: ArmName
+    adapter: EngineAdapter
+    server: ManagedServer | None = None
+    command_line: list[str] = field(default_factory=list)
+
+    def restart(self) -> None:
+        """Managed arms only: stop and start a fresh server (clears caches and n-gram tables)."""
+        if self.server is None:
+            return
+        old = self.server
+        old.stop()
+        self.server = ManagedServer(old.binary, old.config, old.log_path.parent).start()
+        self.adapter = LlamaCppAdapter(self.server.base_url)
+        self.command_line = list(self.server.argv)
+
+
+@dataclass
+class Arms:
+    """Both arms; either may be missing in attach mode (steps that need it are skipped with the reason)."""
+
+    off: Arm | None
+    on: Arm | None
+    binary: LlamaServerBinary | None = None
+    model_path: Path | None = None
+
+    def stop(self) -> None:
+        """Stop every server we launched; attached servers are left alone."""
+        for arm in (self.off, self.on):
+            if arm is not None and arm.server is not None:
+                with contextlib.suppress(Exception):
+                    arm.server.stop()
+
+    def command_lines(self) -> dict[str, list[str]]:
+        """Engine command lines per arm (managed mode), for the evidence."""
+        return {a.name: a.command_line for a in (self.off, self.on) if a is not None and a.command_line}
+
+
+def resolve_model(config: CheckConfig) -> Path:
+    """The target model: the user's GGUF, else the bundled demo model."""
+    if config.model is not None:
+        if not config.model.is_file():
+            raise UserError(f"model file not found: {config.model}")
+        return config.model
+    demo = demo_model_path()
+    if demo is None:
+        raise UserError("no model given and the demo model is not installed",
+                        hint="pass --model FILE.gguf, or run scripts/setup to install the demo model")
+    return demo
+
+
+def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
+    """Launch the spec-off and spec-on servers side by side; stops both if either fails."""
+    binary = find_llama_server(config.llama_server)
+    if isinstance(binary, Unavailable):
+        raise UserError(f"no llama-server found ({binary})",
+                        hint=first_run_hint())  # the three first-run options; also `spec-advisor setup-help`
+    model = resolve_model(config)
+    if config.draft_model is not None and not config.draft_model.is_file():
+        raise UserError(f"draft model file not found: {config.draft_model}")
+    common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
+              "threads": config.threads}
+    off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
+    on_cfg = ServerConfig(label="on", spec_type=config.spec_type, draft_model=config.draft_model,
+                          draft_max=config.draft_max, **common)  # type: ignore[arg-type]
+    arms = Arms(off=None, on=None, binary=binary, model_path=model)
+    try:
+        for name, cfg in (("off", off_cfg), ("on", on_cfg)):
+            server = ManagedServer(binary, cfg, log_dir).start()
+            arm = Arm(name=name, adapter=LlamaCppAdapter(server.base_url), server=server,  # type: ignore[arg-type]
+                      command_line=list(server.argv))
+            setattr(arms, name, arm)
+    except BaseException:
+        arms.stop()
+        raise
+    return arms
+
+
+def attach(config: CheckConfig) -> Arms:
+    """Use the user's running servers. The one whose `/slots` says speculation is on becomes the ON arm;
+    when both say the same (an A/A run), `--engine-url` is OFF and `--engine-url-b` is ON, as documented."""
+    from probes.engines.discovery import EngineConnectError, connect
+
+    urls = [u for u in (config.engine_url, config.engine_url_b) if u]
+    try:
+        adapters = [connect(u, allow_remote=config.allow_remote) for u in urls]
+    except EngineConnectError as exc:
+        raise UserError(str(exc), hint="is the engine running? `spec-advisor probe` lists what it finds") from exc
+    states = [_spec_active(a) for a in adapters]
+    if len(adapters) == 1:
+        name: ArmName = "on" if states[0] else "off"
+        arm = Arm(name=name, adapter=adapters[0])
+        return Arms(off=arm if name == "off" else None, on=arm if name == "on" else None)
+    first, second = adapters
+    if states[0] and not states[1]:
+        first, second = second, first
+    return Arms(off=Arm(name="off", adapter=first), on=Arm(name="on", adapter=second))
+
+
+def _spec_active(adapter: EngineAdapter) -> bool:
+    try:
+        spec = adapter.info().spec
+    except Exception:  # an engine that cannot describe itself is treated as spec off, and says so later
+        return False
+    return bool(not isinstance(spec, Unavailable) and spec.active)

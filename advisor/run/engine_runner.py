@@ -1,0 +1,232 @@
+"""Start and stop a managed `llama-server` on 127.0.0.1: free port, health wait, captured log, clean stop.
+
+The server always runs in its own process group, and `stop()` ends the whole group (TERM, then KILL), on
+errors and Ctrl-C too, so no stray server keeps a port or the GPU busy after a run.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+from advisor.errors import UserError
+from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, draft_length_args
+
+log = logging.getLogger(__name__)
+
+LOOPBACK = "127.0.0.1"
+_LIVE: weakref.WeakSet[ManagedServer] = weakref.WeakSet()
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    """One engine configuration (an arm of the comparison)."""
+
+    model: Path
+    spec_type: str | None = None        # None or "none": speculation off
+    draft_model: Path | None = None
+    draft_max: int | None = None        # γ; None keeps the engine default
+    ctx_size: int = 4096
+    parallel: int = 1                   # slots; 1 keeps single-user measurements clean
+    threads: int | None = None
+    extra_args: tuple[str, ...] = field(default_factory=tuple)
+    label: str = "server"
+
+    @property
+    def spec_on(self) -> bool:
+        """True when this configuration asks for speculative decoding."""
+        return bool(self.spec_type and self.spec_type != "none") or self.draft_model is not None
+
+
+def free_port() -> int:
+    """A TCP port that was free on loopback a moment ago (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((LOOPBACK, 0))
+        return int(s.getsockname()[1])
+
+
+def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:
+    """The speculative-decoding flags in the binary's own dialect; never a flag it does not know."""
+    if not config.spec_on:
+        return []
+    args: list[str] = []
+    spec_type = config.spec_type or ("draft-simple" if config.draft_model else None)
+    new = dialect is None or dialect.generation != "old"
+    # Old builds enable a plain draft model via -md alone and only know n-gram types for --spec-type.
+    via_draft_model_only = not new and spec_type == "draft-simple"
+    if spec_type and spec_type != "none" and not via_draft_model_only:
+        if dialect and dialect.spec_types and spec_type not in dialect.spec_types:
+            raise UserError(
+                f"this llama-server does not support --spec-type {spec_type}",
+                hint=f"supported: {', '.join(dialect.spec_types)}",
+            )
+        args += ["--spec-type", spec_type]
+    if config.draft_model is not None:
+        args += ["-md", str(config.draft_model)]
+    if config.draft_max is not None:
+        generation = dialect.generation if dialect else "new"
+        length = draft_length_args(spec_type or "draft-simple", generation, config.draft_max)
+        if dialect is not None and not all(dialect.knows(a) for a in length if a.startswith("-")):
+            raise UserError(f"this llama-server cannot limit {spec_type} drafts with {' '.join(length[::2])}")
+        args += length
+    return args
+
+
+def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int) -> list[str]:
+    """Full command line for `config` on `port`, bound to loopback only."""
+    dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
+    argv = [
+        binary.path, "-m", str(config.model), "--host", LOOPBACK, "--port", str(port),
+        "-c", str(config.ctx_size), "-np", str(config.parallel),
+    ]
+    if dialect is None or dialect.has_metrics_flag:
+        argv.append("--metrics")
+    if dialect is None or dialect.knows("--cache-ram"):
+        # The host prompt cache saves and restores whole prompts across requests: it adds copy time to
+        # prompt_ms (distorting the verify curve) and is a cross-request warm cache the A/B must not have.
+        argv += ["--cache-ram", "0"]
+    if dialect is None or dialect.knows("--poll"):
+        # Both arms run side by side; an idle server whose threads poll for work steals the cores the busy one
+        # needs (seen here: 0.4 tok/s next to a polling idle server vs ~75 tok/s with --poll 0). Same for both
+        # arms, so the comparison stays fair.
+        argv += ["--poll", "0"]
+    if config.threads:
+        argv += ["-t", str(config.threads)]
+    return argv + spec_args(config, dialect) + list(config.extra_args)
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM when our process dies, even by SIGKILL or OOM.
+
+    The server runs in its own session so `stop()` can end its group; that also cuts it loose from us, so
+    without this a killed spec-advisor would leave servers running forever. The signal is tied to the thread
+    that started the server, which is the thread that also stops it.
+    """
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+
+
+class EngineStartError(UserError):
+    """The managed server did not come up; the message carries the end of its log."""
+
+
+class ManagedServer:
+    """A llama-server process we own. Use as a context manager; `stop()` is idempotent."""
+
+    def __init__(self, binary: LlamaServerBinary, config: ServerConfig, log_dir: Path) -> None:
+        self.binary = binary
+        self.config = config
+        self.port = free_port()
+        self.base_url = f"http://{LOOPBACK}:{self.port}"
+        self.argv = build_argv(binary, config, self.port)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        self.log_path = log_dir / f"llama-server-{config.label}-{self.port}.log"
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def start(self, timeout_s: float = 120.0) -> ManagedServer:
+        """Launch and wait until `/health` answers 200 (503 means still loading)."""
+        if not self.config.model.is_file():
+            raise UserError(f"model file not found: {self.config.model}")
+        log.info("starting %s", " ".join(self.argv))
+        with open(self.log_path, "ab") as log_file:
+            self._proc = subprocess.Popen(
+                self.argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                start_new_session=True,  # own process group: stop() can end children too
+                preexec_fn=_die_with_parent if sys.platform.startswith("linux") else None,
+            )
+        _LIVE.add(self)
+        try:
+            self._wait_healthy(timeout_s)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _wait_healthy(self, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        with httpx.Client(timeout=2.0, trust_env=False) as client:
+            while time.monotonic() < deadline:
+                if self._proc is not None and self._proc.poll() is not None:
+                    raise EngineStartError(
+                        f"llama-server exited with code {self._proc.returncode} while starting",
+                        hint=f"its log ends with:\n{self.log_tail()}",
+                    )
+                with contextlib.suppress(httpx.HTTPError):
+                    if client.get(f"{self.base_url}/health").status_code == 200:
+                        return
+                time.sleep(0.2)
+        raise EngineStartError(
+            f"llama-server did not become healthy within {timeout_s:.0f} s",
+            hint=f"its log ends with:\n{self.log_tail()}",
+        )
+
+    @property
+    def running(self) -> bool:
+        """True while the process is alive."""
+        return self._proc is not None and self._proc.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        """Process id, or None before start."""
+        return self._proc.pid if self._proc else None
+
+    def stop(self, grace_s: float = 5.0) -> None:
+        """End the whole process group: SIGTERM, then SIGKILL after `grace_s`."""
+        proc, self._proc = self._proc, None
+        _LIVE.discard(self)
+        if proc is None or proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=grace_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=grace_s)
+
+    def kill(self) -> None:
+        """SIGKILL without grace (fault-injection tests use this to simulate a crash)."""
+        if self._proc is not None and self._proc.poll() is None:
+            os.killpg(self._proc.pid, signal.SIGKILL)
+            self._proc.wait(timeout=5)
+
+    def log_tail(self, lines: int = 15) -> str:
+        """Last `lines` lines of the server log."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return "(no log)"
+        return "\n".join(text.splitlines()[-lines:])
+
+    def __enter__(self) -> ManagedServer:
+        return self.start() if self._proc is None else self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+@atexit.register
+def _stop_all() -> None:
+    # Last line of defence: a crash in our process must not leave servers running.
+    for server in list(_LIVE):
+        with contextlib.suppress(Exception):
+            server.stop(grace_s=2.0)

@@ -1,0 +1,202 @@
+"""Run a check: environment → arms → preflight → steps → facts → verdict, fanning events out to subscribers.
+
+Every step's evidence is written to `evidence.json` (atomically) as soon as the step ends, so a crash or a
+cancel keeps what was measured. The cancel flag is checked between events; a cancelled step ends `aborted`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from advisor import __version__, paths
+from advisor.atomic import write_atomic
+from advisor.config import CheckConfig
+from advisor.decide.reconcile import decide_evidence
+from advisor.errors import UserError
+from advisor.events import Event, SessionDone, StepDone, StepStarted
+from advisor.evidence.jsonsafe import json_safe
+from advisor.history.store import RunStore
+from advisor.redact import redact
+from advisor.run.arms import Arms, attach, start_managed
+from advisor.run.environment import gather
+from advisor.run.plan import WorkloadPlan, plan_workload
+from advisor.run.recorder import Recorder
+from advisor.steps.base import Step, StepContext
+from advisor.steps.registry import steps_for
+from probes.engines.base import EngineError
+from probes.gpu.sampler import GpuSampler
+from probes.serialize import to_jsonable
+
+log = logging.getLogger(__name__)
+SCHEMA_VERSION = 1
+Subscriber = Callable[[Event], None]
+
+
+class Session:
+    """One check. Construct, subscribe, `run()`; `cancel()` from any thread stops it at the next event."""
+
+    def __init__(self, config: CheckConfig, subscribers: Iterable[Subscriber] = (),
+                 run_dir: Path | None = None, store: RunStore | None = None, resume_run_id: str | None = None) -> None:
+        self.config = config
+        self.subscribers = list(subscribers)
+        self.store = store
+        self.resume_run_id = resume_run_id
+        self.run_id: str | None = None
+        self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
+        self.cancel_flag = threading.Event()
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        self.run_dir = run_dir or config.out_dir or paths.runs_dir() / stamp
+        self.evidence: dict[str, Any] = {
+            "schema_version": SCHEMA_VERSION, "app_version": __version__,
+            "created_utc": datetime.now(UTC).isoformat(timespec="seconds"), "status": "running",
+            "config": config.to_dict(), "environment": {}, "steps": {},
+        }
+
+    def cancel(self) -> None:
+        """Ask the run to stop; what was measured is kept."""
+        self.cancel_flag.set()
+
+    def emit(self, event: Event) -> None:
+        """Send one event to every subscriber; a failing subscriber is logged, never fatal to the run."""
+        for sub in self.subscribers:
+            try:
+                sub(event)
+            except Exception:
+                log.exception("subscriber %r failed on %s", sub, type(event).__name__)
+
+    @property
+    def evidence_path(self) -> Path:
+        """Where evidence.json lives."""
+        return self.run_dir / "evidence.json"
+
+    def save(self) -> None:
+        """Write evidence.json atomically (secrets redacted, NaN as null)."""
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(json_safe(redact(self.evidence)), indent=1, allow_nan=False)
+        write_atomic(self.evidence_path, text)
+
+    def run(self) -> SessionDone:
+        """Measure, decide, and return the final event (also sent to subscribers)."""
+        arms: Arms | None = None
+        if self.store is not None:
+            self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {})
+            self.evidence["run_id"] = self.run_id
+            self.subscribers.append(Recorder(self.store, self.run_id))
+        try:
+            arms = self.arms = self._start()
+            self._run_steps(arms, self._plan(arms))
+            status = "aborted" if self.cancel_flag.is_set() else "complete"
+            done = self._finish(status, "")
+        except UserError as exc:
+            done = self._finish("failed", f"{exc}" + (f"\n{exc.hint}" if exc.hint else ""))
+        except KeyboardInterrupt:
+            self.cancel_flag.set()
+            done = self._finish("aborted", "interrupted")
+        except Exception as exc:  # keep the evidence and say what broke, never a bare traceback
+            log.exception("check failed")
+            done = self._finish("failed", f"internal error: {type(exc).__name__}: {exc}")
+        finally:
+            if arms is not None:
+                arms.stop()
+        self.emit(done)
+        return done
+
+    def _start(self) -> Arms:
+        cfg = self.config
+        log_dir = self.run_dir / "logs"
+        arms = start_managed(cfg, log_dir) if cfg.mode == "managed" else attach(cfg)
+        model = arms.model_path or cfg.model
+        env = gather(model, binary=arms.binary)
+        env["command_lines"] = arms.command_lines()
+        env["engine"] = _engine_summary(arms)
+        self.evidence["environment"] = to_jsonable(env)
+        self.save()
+        return arms
+
+    def _plan(self, arms: Arms) -> WorkloadPlan:
+        # Both arms load the same model, so either one's chat template renders the prompts.
+        arm = arms.off or arms.on
+        formatter = getattr(arm.adapter, "apply_template", None) if arm else None
+        plan = plan_workload(self.config, formatter)
+        self.evidence["workload"] = plan.to_dict()
+        return plan
+
+    def _run_steps(self, arms: Arms, plan: WorkloadPlan) -> None:
+        with GpuSampler() as sampler:
+            ctx = StepContext(config=self.config, arms=arms, environment=self.evidence["environment"],
+                              workload=plan, cancel=self.cancel_flag, sampler=sampler)
+            self._steps_loop(ctx)
+        self.evidence["telemetry"] = sampler.summary().to_dict()
+
+    def _steps_loop(self, ctx: StepContext) -> None:
+        steps: Sequence[Step] = steps_for(self.config.steps)
+        for index, step in enumerate(steps, start=1):
+            if self.cancel_flag.is_set():
+                break
+            self.emit(StepStarted(step.id, step.title, index, len(steps)))
+            if self.store is not None and self.resume_run_id and self.run_id:
+                # Units measured before the restart are reused as they were; only whole units exist.
+                ctx.resume_units = self.store.completed_units(self.run_id, step.id)
+            done = self._run_one(step, ctx)
+            ctx.prior[step.id] = done.evidence
+            self.evidence["steps"][step.id] = {
+                "status": done.status, "reason": done.reason, "elapsed_s": done.elapsed_s,
+                "warnings": [{"code": w.code, "message": w.message} for w in done.warnings],
+                "evidence": dict(done.evidence),
+            }
+            self.save()
+
+    def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
+        t0 = time.monotonic()
+        gen = step.run(ctx)
+        try:
+            for event in gen:
+                if isinstance(event, StepDone):
+                    self.emit(event)
+                    return event
+                # Steps check the cancel flag at each unit and end `aborted` with what they measured, so the
+                # generator is drained rather than closed: closing would lose the partial evidence.
+                self.emit(event)
+        except EngineError as exc:
+            done = StepDone(step.id, "failed", reason=f"engine error: {exc}", elapsed_s=time.monotonic() - t0)
+        else:
+            done = StepDone(step.id, "failed", reason="the step ended without a result (a bug)",
+                            elapsed_s=time.monotonic() - t0)
+        self.emit(done)
+        return done
+
+    def _finish(self, status: str, message: str) -> SessionDone:
+        self.evidence["status"] = status
+        if message:
+            self.evidence["message"] = message
+        verdict = None
+        if self.evidence["steps"]:
+            verdict = decide_evidence(self.evidence)
+            self.evidence["reconciliation"] = verdict.pop("reconciliation", None)
+            write_atomic(self.run_dir / "verdict.json", json.dumps(json_safe(verdict), indent=1))
+        if self.evidence["environment"]:  # nothing started (bad URL, no engine): no empty run folder
+            self.save()
+        run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
+        return SessionDone(status=status, run_dir=run_dir, verdict=verdict,  # type: ignore[arg-type]
+                           message=message)
+
+
+def _engine_summary(arms: Arms) -> dict[str, Any]:
+    arm = arms.on or arms.off
+    if arm is None:
+        return {}
+    try:
+        info = to_jsonable(arm.adapter.info())
+    except EngineError as exc:
+        raise UserError(f"the engine stopped answering: {exc}") from exc
+    summary: dict[str, Any] = dict(info) if isinstance(info, dict) else {}
+    if arms.binary is not None and not isinstance(arms.binary.dialect, type(None)):
+        summary["flag_dialect"] = to_jsonable(arms.binary.to_dict()).get("flag_dialect")  # type: ignore[union-attr]
+    return summary

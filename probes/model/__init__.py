@@ -1,0 +1,1 @@
+"""Model-file probes: the GGUF header reader, Hugging Face configs, bytes read per token."""
