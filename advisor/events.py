@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from advisor.evidence.warnings import WarningCode
+
+if TYPE_CHECKING:  # evidence types import these statuses; events only names them
+    from advisor.evidence.steps import StepEvidence
 
 StepStatus = Literal["done", "skipped", "failed", "aborted"]
 SessionStatus = Literal["complete", "aborted", "failed"]
@@ -46,26 +51,27 @@ class QualityWarning:
     """Something that weakens the evidence (trap inflation, throttling, noise); rules read these as facts."""
 
     step: str
-    code: str
+    code: WarningCode
     message: str
 
 
 @dataclass(frozen=True, slots=True)
 class UnitDone:
-    """A whole measurement unit (an A/B pair, one category, one verify point) the recorder stores at once."""
+    """A whole measurement unit (an A/B pair, one prompt's acceptance, one verify point, one concurrency level)
+    the recorder stores at once; `payload` is a dataclass of advisor/evidence/units.py (or a BatchLevel)."""
 
     step: str
     key: str
-    payload: Mapping[str, Any]
+    payload: object
 
 
 @dataclass(frozen=True, slots=True)
 class StepDone:
-    """A step ended, with its typed evidence (see docs/evidence.md) or the reason it did not run."""
+    """A step ended, with its typed evidence (advisor/evidence/steps.py) or the reason it did not run."""
 
     step: str
     status: StepStatus
-    evidence: Mapping[str, Any] = field(default_factory=dict)
+    evidence: StepEvidence | None = None
     reason: str | None = None
     elapsed_s: float = 0.0
     warnings: tuple[QualityWarning, ...] = ()
@@ -73,7 +79,9 @@ class StepDone:
 
 @dataclass(frozen=True, slots=True)
 class SessionDone:
-    """The whole check ended; `run_dir` holds evidence.json (and verdict.json when decided)."""
+    """The whole check ended; `run_dir` holds evidence.json (and verdict.json when decided).
+
+    `verdict` is the verdict JSON (DESIGN §6 keys, advisor/decide/verdict.py `verdict_to_json`)."""
 
     status: SessionStatus
     run_dir: str

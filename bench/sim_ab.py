@@ -21,8 +21,10 @@ from dataclasses import replace
 import numpy as np
 
 from advisor.ab.decision import run_batch
-from advisor.ab.sequential import CODE_ENABLE, CODE_INCONCLUSIVE, CODE_SKIP, ABPolicy
+from advisor.ab.policy import ABPolicy
+from advisor.ab.sequential import CODE_ENABLE, CODE_INCONCLUSIVE, CODE_SKIP
 from advisor.ab.simulation import Scenario, null_scenarios
+from advisor.decide.policy import default_policy
 
 N_MAX = 60  # last planned look (ABPolicy.looks)
 FIXED_N = 200  # the fixed-sample design we compare against (brief; reliability.md §2.2)
@@ -43,10 +45,11 @@ def calibrate_pocock(looks: tuple[int, ...], reps: int, seed: int, alpha: float 
     return float(np.quantile(best, 1.0 - alpha))
 
 
-def scenarios() -> list[tuple[Scenario, bool]]:
+def scenarios(margin: float) -> list[tuple[Scenario, bool]]:
     """(scenario, is_null) — a null is any world where ENABLE is wrong (true G ≤ 1 + δ)."""
-    nulls = [*null_scenarios(), Scenario("margin 1.02 left skew", g=1.02, kind="left"),
-             Scenario("margin 1.02 t3", g=1.02, kind="t3")]
+    at = 1.0 + margin
+    nulls = [*null_scenarios(margin), Scenario(f"margin {at:.2f} left skew", g=at, kind="left"),
+             Scenario(f"margin {at:.2f} t3", g=at, kind="t3")]
     others = [
         Scenario("power 1.10 normal", g=1.10),
         Scenario("power 1.10 t3", g=1.10, kind="t3"),
@@ -62,7 +65,7 @@ def scenarios() -> list[tuple[Scenario, bool]]:
 def run(reps: int, seed: int, policy: ABPolicy) -> dict[str, dict[str, float]]:
     """Operating characteristic per scenario."""
     out: dict[str, dict[str, float]] = {}
-    for i, (sc, is_null) in enumerate(scenarios()):
+    for i, (sc, is_null) in enumerate(scenarios(policy.margin)):
         off, on, first = sc.generate(reps, N_MAX, seed + i)
         b = run_batch(off, on, first, policy)
         out[sc.name] = {
@@ -85,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json-out", default=None, help="write the figures as JSON here")
     ap.add_argument("--no-skew-gate", action="store_true", help="mutation run: skew gate off")
     args = ap.parse_args(argv)
-    policy = ABPolicy()
+    policy = default_policy().ab
     if args.no_skew_gate:
         policy = replace(policy, min_skewness=-math.inf, min_pairs_enable=policy.min_pairs)
     t0 = time.monotonic()

@@ -6,12 +6,15 @@ import numpy as np
 import pytest
 
 from advisor.ab.decision import decide_ab, run_batch
-from advisor.ab.sequential import CODE_TO_DECISION, ABPolicy
+from advisor.ab.sequential import CODE_TO_DECISION
 from advisor.ab.simulation import Scenario, to_pairs
+from advisor.decide.policy import default_policy
+
+POLICY = default_policy().ab
 
 
 def test_batch_and_scalar_agree_on_500_random_datasets() -> None:
-    policy = ABPolicy()
+    policy = POLICY
     rng = np.random.default_rng(11)
     kinds = ["normal", "t3", "right", "left", "contam"]
     checked = 0

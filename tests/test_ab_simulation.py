@@ -9,15 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import replace
 
 import pytest
 
 from advisor.ab.decision import decide_ab
-from advisor.ab.sequential import ABPolicy, Decision
+from advisor.ab.policy import ABPolicy
 from advisor.ab.simulation import Scenario, null_scenarios, to_pairs
+from advisor.ab.types import Decision
+from advisor.decide.policy import default_policy
 
 REPS = 300
 Z99 = 2.326
+
+POLICY = default_policy().ab
 
 
 def tolerance(p: float, reps: int) -> float:
@@ -25,7 +30,7 @@ def tolerance(p: float, reps: int) -> float:
     return Z99 * math.sqrt(p * (1 - p) / reps)
 
 
-def verdicts(sc: Scenario, reps: int = REPS, seed: int = 5, policy: ABPolicy | None = None) -> list[Decision]:
+def verdicts(sc: Scenario, reps: int = REPS, seed: int = 5, policy: ABPolicy = POLICY) -> list[Decision]:
     """Give each full 60-pair session to decide_ab at once (it acts at the planned looks only)."""
     off, on, first = sc.generate(reps, 60, seed)
     return [decide_ab(to_pairs(off[r], on[r], first[r]), policy).decision for r in range(reps)]
@@ -35,8 +40,9 @@ def rate(ds: list[Decision], what: Decision) -> float:
     return sum(d is what for d in ds) / len(ds)
 
 
-NULLS = [*null_scenarios(), Scenario("margin 1.02 left skew", g=1.02, kind="left"),
-         Scenario("margin 1.02 t3", g=1.02, kind="t3")]
+AT_MARGIN = 1.0 + POLICY.margin
+NULLS = [*null_scenarios(POLICY.margin), Scenario("margin left skew", g=AT_MARGIN, kind="left"),
+         Scenario("margin t3", g=AT_MARGIN, kind="t3")]
 
 
 @pytest.mark.parametrize("sc", NULLS, ids=[s.name for s in NULLS])
@@ -46,7 +52,7 @@ def test_false_enable_under_the_null(sc: Scenario) -> None:  # A1–A4, A8, A9, 
 
 def test_aa_rarely_claims_a_slowdown() -> None:  # A12: SKIP is fine ("no gain"); a CI below 1 is not
     off, on, first = Scenario("aa", aa=True).generate(REPS, 60, 8)
-    decs = [decide_ab(to_pairs(off[r], on[r], first[r])) for r in range(REPS)]
+    decs = [decide_ab(to_pairs(off[r], on[r], first[r]), POLICY) for r in range(REPS)]
     slow = sum(d.ci_high is not None and d.ci_high < 1.0 for d in decs) / REPS
     assert slow <= 0.05 + tolerance(0.05, REPS)
 
@@ -61,21 +67,21 @@ def test_peeking_after_every_pair_changes_nothing() -> None:  # A5
         pairs = to_pairs(off[r], on[r], first[r])
         peeked = Decision.CONTINUE
         for k in range(1, 61):  # the UI calls after every pair and stops at the first verdict
-            peeked = decide_ab(pairs[:k]).decision
+            peeked = decide_ab(pairs[:k], POLICY).decision
             if peeked is not Decision.CONTINUE:
                 break
-        assert peeked is decide_ab(pairs).decision  # identical to acting at the looks only
+        assert peeked is decide_ab(pairs, POLICY).decision  # identical to acting at the looks only
         enables += peeked is Decision.ENABLE
     assert enables / reps <= 0.055 + tolerance(0.055, reps)
 
 
 def test_naive_per_look_alpha_is_caught_by_this_harness() -> None:  # A5 mutation
-    naive = ABPolicy(boundary=1.645, min_pairs_enable=10, min_skewness=-math.inf)  # z(.95) at every look
+    naive = replace(POLICY, boundary=1.645, min_pairs_enable=10, min_skewness=-math.inf)  # z(.95) at every look
     assert rate(verdicts(Scenario("margin", g=1.02), policy=naive), Decision.ENABLE) > 0.055 + 0.03
 
 
 def test_removing_the_skew_gate_is_caught_by_this_harness() -> None:  # A4 mutation
-    no_gate = dataclasses.replace(ABPolicy(), min_skewness=-math.inf, min_pairs_enable=10)
+    no_gate = dataclasses.replace(POLICY, min_skewness=-math.inf, min_pairs_enable=10)
     sc = Scenario("margin left", g=1.02, kind="left")
     assert rate(verdicts(sc, policy=no_gate), Decision.ENABLE) > 0.055 + tolerance(0.055, REPS)
 
@@ -86,14 +92,14 @@ def test_power_at_1_10x() -> None:  # A6: ≥ 90% within 60 prompts
 
 def test_trap_never_enables_and_is_flagged() -> None:  # A10
     off, on, first = Scenario("trap", trap_ratio=4.75).generate(200, 60, 12)
-    decs = [decide_ab(to_pairs(off[r], on[r], first[r])) for r in range(200)]
+    decs = [decide_ab(to_pairs(off[r], on[r], first[r]), POLICY) for r in range(200)]
     assert all(d.decision is not Decision.ENABLE for d in decs)
     flagged = sum(not d.guards["order-interaction"][0] for d in decs) / 200
     assert flagged >= 0.99
 
 
 def test_ci_coverage_normal() -> None:  # A7: 95% t-interval covers the true G in 93–97% (fixed n = 30)
-    fixed = ABPolicy(looks=(30,))
+    fixed = replace(POLICY, looks=(30,))
     off, on, first = Scenario("cov", g=1.05).generate(REPS, 30, 13)
     hits = 0
     for r in range(REPS):

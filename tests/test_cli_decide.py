@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from advisor.cli.main import main
-from advisor.decide.rules import CONFIG_ENV
+from advisor.paths import CONFIG_DIR_ENV as CONFIG_ENV
 
 FIXTURES = Path(__file__).parent / "fixtures" / "facts"
 

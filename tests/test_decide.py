@@ -9,10 +9,11 @@ import pytest
 
 from advisor.decide import verdict as decide_module
 from advisor.decide.evaluate import kleene
-from advisor.decide.rules import CONFIG_ENV, RuleError, load_rules
+from advisor.decide.rules import RuleError, load_rules
 from advisor.decide.text import render
 from advisor.decide.verdict import decide, verdict_to_json
-from advisor.facts.specs import load_facts_file
+from advisor.facts.checks import load_facts_file
+from advisor.paths import CONFIG_DIR_ENV as CONFIG_ENV
 
 FIXTURES = Path(__file__).parent / "fixtures" / "facts"
 BUILTIN = Path(__file__).resolve().parents[1] / "rules"
@@ -92,14 +93,14 @@ def test_user_concurrency_above_crossover_skips() -> None:
 
 def test_invariant_backstop_overrides_a_permissive_override(tmp_path: Path) -> None:
     # a user may relax thresholds, but the hard invariants still hold
-    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmax_repeat_inflation = 5.0\n')
+    _override(tmp_path, "policy.toml", '[canary]\nmax_repeat_inflation = 5.0\n')
     v = decide(_facts("dense_enable.json") | {"acceptance.repeat_inflation": 1.5})
     assert v.verdict == "INCONCLUSIVE"
     assert any("withheld" in b for b in v.because)
 
 
 def test_threshold_override_is_applied(tmp_path: Path) -> None:
-    _override(tmp_path, "thresholds.toml", '[ab-outcome]\nenable_speedup = 1.4\n')
+    _override(tmp_path, "policy.toml", '[ab]\nmin_speedup = 1.4\n')
     assert decide(_facts("dense_enable.json")).verdict == "INCONCLUSIVE"
 
 
@@ -113,8 +114,8 @@ def test_user_file_with_same_id_replaces_builtin(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("old", "new", "message"), [
     ('"ab.ci_low", ">"', '"ab.ci_lo", ">"', "did you mean 'ab.ci_low'"),
     ('"ab.ci_low", ">"', '"ab.ci_low", "=>"', "unknown operator '=>'"),
-    ('"$enable_speedup"]]\nverdict = "ENABLE"', '"$enable_sped"]]\nverdict = "ENABLE"',
-     "did you mean 'enable_speedup'"),
+    ('"$policy.ab.min_speedup"]]\nverdict = "ENABLE"', '"$policy.ab.min_sped"]]\nverdict = "ENABLE"',
+     "did you mean 'policy.ab.min_speedup'"),
     ('next = "draft-resources"', 'next = "draft-resource"', "did you mean 'draft-resources'"),
     ('id = "inconclusive"\ndefault = true', 'id = "inconclusive"\nwhen.all = [["ab.n_prompts", ">", 0]]',
      "default = true"),
@@ -130,8 +131,8 @@ def test_typo_in_override_fails_loading_with_a_suggestion(tmp_path: Path, old: s
 
 
 def test_unknown_threshold_name_in_override_file(tmp_path: Path) -> None:
-    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmax_cv_pc = 5\n')
-    with pytest.raises(RuleError, match="did you mean 'max_cv_pct'"):
+    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmin_outputs_match_rat = 0.9\n')
+    with pytest.raises(RuleError, match="did you mean 'min_outputs_match_rate'"):
         load_rules()
 
 
@@ -174,4 +175,4 @@ def test_verdict_json_has_the_design_keys_and_serialises() -> None:
     assert {"verdict", "predicted_speedup", "because", "flags", "trace", "missing_facts"} <= set(data)
     json.dumps(data)
     trace0 = data["trace"][0]  # type: ignore[index]
-    assert set(trace0) == {"rule", "branch", "fact", "op", "expected", "actual", "passed"}
+    assert set(trace0) == {"rule", "branch", "fact", "op", "expected", "actual", "passed", "outcome", "leads_to"}

@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import UserError
-from advisor.facts.specs import FACT_SPECS, facts_from_evidence, load_facts_file
+from advisor.evidence.codec import encode
+from advisor.evidence.io import evidence_from_json
+from advisor.evidence.steps import RequestRecord
+from advisor.facts.checks import load_facts_file
+from advisor.facts.from_evidence import facts_from_evidence
+from advisor.facts.specs import FACT_SPECS
+from tests.factories import model_info
 
 _DESIGN_BLOCK = """gpu.name gpu.count gpu.peak_bandwidth_gbs gpu.vram_total_gib gpu.vram_free_gib
 host.ram_bandwidth_gbs engine.kind engine.version model.moe model.total_params_b model.active_params_b
@@ -20,34 +26,52 @@ verify.cost_ratio_at_draft_max batch.crossover_concurrency ab.speedup ab.ci_low 
 ab.outputs_match_rate vram.headroom_after_draft_gib"""
 DESIGN_FACTS = _DESIGN_BLOCK.split()
 
+
+def _sample(tok_s: float) -> RequestRecord:
+    return RequestRecord(prompt_id="p", category="code", arm="off", completion_tokens=65, decode_ms=640.0,
+                         ms_per_token=1000 / tok_s, tok_s=tok_s, prompt_tokens=20, cached_tokens=0, prompt_ms=5.0,
+                         ttft_ms=7.0, total_ms=650.0, draft_tokens=None, draft_accepted=None, stop_reason="limit",
+                         output_digest="x", repetition_loop=False)
+
+
+def _category(rate: float) -> dict[str, object]:
+    return {"rate": rate, "ci_low": None, "ci_high": None, "n_prompts": 2, "drafted": 10, "accepted": 5}
+
+def _dialect() -> dict[str, object]:
+    return {"generation": "new", "spec_types": ["none", "ngram-mod", "draft-simple"],
+            "draft_max_flag": "--spec-draft-n-max", "draft_model_flag": "-md", "p_min_flag": "--spec-draft-p-min",
+            "has_spec_synth": False, "has_metrics_flag": True}
+
+
 EVIDENCE: dict[str, object] = {
     "schema_version": 1,
     "status": "complete",
     "config": {"mode": "managed", "spec_type": "ngram-mod", "draft_model": None, "draft_max": 8,
                "concurrency_expected": 1, "repeated_prompts": False},
     "environment": {
-        "gpu": {"available": False, "reason": "no-driver"},
-        "host": {"ram_bandwidth_gbs": 11.2, "cores": 2},
-        "engine": {"kind": "llama.cpp", "version": "b9012", "flag_dialect": {
-            "generation": "new", "spec_types": ["none", "ngram-mod", "draft-simple"],
-            "draft_max_flag": "--spec-draft-n-max", "draft_model_flag": "-md",
-            "p_min_flag": "--spec-draft-p-min"}},
-        "model": {"moe": False, "total_params_b": 0.135, "active_params_b": 0.135, "expert_count": None,
-                  "quant": "Q4_1", "bytes_per_token_gb": 0.09},
+        "gpu": {"status": "no-driver", "detail": "NVML Shared Library Not Found",
+                "driver_version": {"unavailable": "no-driver"}, "cuda_driver_version": {"unavailable": "no-driver"},
+                "gpus": []},
+        "engine": {"kind": "llama.cpp", "base_url": "http://127.0.0.1:8080", "version": "b9012", "model": "m"},
+        "binary": {"path": "/bin/llama-server", "source": "path", "version": "b9012", "flag_dialect": _dialect()},
+        "model": encode(model_info(total_params=135_000_000, active_params=135_000_000, file_type="Q4_1",
+                                   bytes_per_token=90_000_000)),
     },
     "steps": {
         "baseline": {"status": "done", "warnings": [], "evidence": {
             "decode_tok_s": 100.0, "mbu": 0.4, "bottleneck": "overhead",
-            "samples": [{"tok_s": 98.0}, {"tok_s": 100.0}, {"tok_s": 102.0}]}},
+            "samples": [encode(_sample(98.0)), encode(_sample(100.0)), encode(_sample(102.0))]}},
         "acceptance": {"status": "done", "warnings": [{"code": "trap-inflation", "message": "x"}], "evidence": {
             "rate": 0.6, "rate_ci_low": 0.5, "rate_ci_high": 0.7, "mean_length": 2.1, "repeat_inflation": 1.3,
-            "per_category": {"code": {"rate": 0.8}, "creative": {"rate": 0.2}}}},
-        "verify": {"status": "skipped", "reason": "no slot pinning", "evidence": {"cost_ratio_at_draft_max": 9}},
+            "per_category": {"code": _category(0.8), "creative": _category(0.2)}}},
+        "verify": {"status": "skipped", "reason": "no slot pinning",
+                   "evidence": {"depth_tokens": 256, "compute_ms_per_token": 1.0, "cost_ratio_at_draft_max": 9}},
         "batch": {"status": "done", "evidence": {"crossover_concurrency": None,
                                                   "levels": [{"concurrency": 1}, {"concurrency": 4}]}},
         "ab": {"status": "done", "evidence": {
             "speedup": 1.2, "ci_low": 1.1, "ci_high": 1.3, "n_prompts": 20, "outputs_match_rate": 1.0,
-            "decision": "ENABLE", "guards": {"skew": {"passed": True}, "throttling": {"passed": False}}}},
+            "decision": "ENABLE", "guards": {"skew": {"passed": True, "detail": ""},
+                                             "throttling": {"passed": False, "detail": ""}}}},
     },
 }
 
@@ -59,7 +83,7 @@ def test_registry_keeps_every_design_name() -> None:
 
 
 def test_evidence_flattens_to_documented_names() -> None:
-    facts = facts_from_evidence(EVIDENCE)
+    facts = facts_from_evidence(evidence_from_json(EVIDENCE))
     assert set(facts) <= set(FACT_SPECS)
     assert facts["spec.method"] == "ngram-mod" and facts["spec.draft_max"] == 8
     assert facts["engine.spec_types"] == "none,ngram-mod,draft-simple"
@@ -77,7 +101,7 @@ def test_evidence_flattens_to_documented_names() -> None:
 
 
 def test_empty_evidence_gives_almost_nothing() -> None:
-    assert facts_from_evidence({}) == {"ab.measured": False}
+    assert facts_from_evidence(evidence_from_json({"schema_version": 1})) == {"ab.measured": False}
 
 
 def test_facts_file_unknown_name_suggests(tmp_path: Path) -> None:

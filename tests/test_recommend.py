@@ -33,7 +33,8 @@ def test_llamacpp_new_draft_model_needs_spec_type() -> None:
 
 def test_llamacpp_old_dialect() -> None:
     ngram = recommend(OLD | {"spec.method": "ngram-mod", "spec.draft_max": 8})
-    assert ngram is not None and ngram.argv == ("--spec-type", "ngram-mod")
+    # old builds limit every drafter with --draft-max, exactly as the managed ON arm is launched (one builder)
+    assert ngram is not None and ngram.argv == ("--spec-type", "ngram-mod", "--draft-max", "8")
     draft = recommend(OLD | {"spec.method": "draft", "spec.draft_model": "d.gguf", "spec.draft_max": 16,
                              "spec.draft_p_min": 0.75})
     assert draft is not None

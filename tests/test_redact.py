@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_sample import sample_evidence, sample_facts, sample_verdict
+from report_sample import run_from, sample_evidence, sample_facts, sample_verdict
 
 from advisor.cli.main import main
 from advisor.history.store import RunStore
@@ -28,9 +28,10 @@ def _poisoned() -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[st
               "headers": {"Authorization": f"Bearer {CANARY}"}}
     evidence = sample_evidence()
     evidence["config"].update(config)
+    evidence["config"]["engine_url"] = config["base_url"]  # the URL field typed evidence keeps
     evidence["environment"]["command_lines"] = {"on": ["llama-server", "--api-key", CANARY, "--port", "8080"]}
     evidence["environment"]["engine"]["token"] = CANARY
-    evidence["steps"]["baseline"]["warnings"] = [{"code": "http-401", "message": f"401 with key {CANARY}"}]
+    evidence["steps"]["baseline"]["warnings"] = [{"code": "failures", "message": f"401 with key {CANARY}"}]
     evidence["steps"]["baseline"]["evidence"]["request_headers"] = {"X-Api-Key": CANARY}
     verdict = sample_verdict()
     verdict["warnings"].append(f"engine said: invalid token=Bearer {CANARY}")
@@ -77,7 +78,7 @@ def test_canary_absent_from_history_files(tmp_path: Path) -> None:
 def test_canary_absent_from_reports(lang: str) -> None:
     _, evidence, facts, verdict = _poisoned()
     for include_prompts in (False, True):
-        report = build_report(evidence, facts, verdict, include_prompts=include_prompts)
+        report = build_report(run_from(evidence), facts, verdict, include_prompts=include_prompts)
         _assert_clean(render_json(report), "json")
         _assert_clean(render_markdown(report, lang), "markdown")
         _assert_clean(render_html(report, lang), "html")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_sample import sample_evidence, sample_facts, sample_verdict
+from report_sample import run_from, sample_evidence, sample_facts, sample_run, sample_verdict
 
 from advisor.report import strings_en, strings_zh
 from advisor.report.model import REPORT_SCHEMA_VERSION, ReportSchemaError, build_report, load_report
@@ -23,7 +23,7 @@ CREATED = "2026-11-29T12:30:00Z"
 
 @pytest.fixture()
 def report() -> dict[str, Any]:
-    return build_report(sample_evidence(), sample_facts(), sample_verdict(), created_utc=CREATED)
+    return build_report(sample_run(), sample_facts(), sample_verdict(), created_utc=CREATED)
 
 
 class _DataBlock(HTMLParser):
@@ -83,7 +83,7 @@ def test_prompts_left_out_unless_asked(report: dict[str, Any]) -> None:
     text = json.dumps(report)
     assert "secret prompt number" not in text and "the model said hi" not in text
     assert "write me a sort" not in text and report["includes_prompts"] is False
-    full = build_report(sample_evidence(), sample_facts(), sample_verdict(), include_prompts=True)
+    full = build_report(sample_run(), sample_facts(), sample_verdict(), include_prompts=True)
     assert "secret prompt number 3" in json.dumps(full) and full["includes_prompts"] is True
     assert "prompts and model outputs" in render_markdown(full).lower()
 
@@ -91,12 +91,12 @@ def test_prompts_left_out_unless_asked(report: dict[str, Any]) -> None:
 def test_verdict_normalisation_fails_closed() -> None:
     odd = {"verdict": "MAYBE", "flags": {"engine": "llama.cpp", "argv": ["--spec-type", "ngram-mod"],
                                          "steps": [], "notes": ["restart the server"]}}
-    r = build_report({}, {}, odd)
+    r = build_report(None, {}, odd)
     assert r["verdict"]["verdict"] == "INCONCLUSIVE"
     assert any("MAYBE" in w for w in r["verdict"]["warnings"])
     assert r["verdict"]["flags"] == [{"engine": "llama.cpp", "label": "", "command": "--spec-type ngram-mod",
                                       "steps": [], "notes": ["restart the server"]}]
-    assert build_report({}, {}, {"verdict": "SKIP", "flags": None})["verdict"]["flags"] == []
+    assert build_report(None, {}, {"verdict": "SKIP", "flags": None})["verdict"]["flags"] == []
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -155,7 +155,7 @@ def test_newer_schema_is_a_clear_error(report: dict[str, Any], tmp_path: Path) -
 
 
 def test_facts_only_report_renders() -> None:
-    r = build_report({}, {"gpu.name": "RTX 3060", "acceptance.rate": 0.4},
+    r = build_report(None, {"gpu.name": "RTX 3060", "acceptance.rate": 0.4},
                      {"verdict": "SKIP", "predicted_speedup": 0.93, "prediction_is_prior": True})
     assert r["headline"]["source"] == "prior" and r["environment"]["gpu"] == {"name": "RTX 3060"}
     md = render_markdown(r)
@@ -164,7 +164,7 @@ def test_facts_only_report_renders() -> None:
 
 
 def test_non_finite_numbers_become_null() -> None:
-    r = build_report({}, {"ab.speedup": float("nan")}, {"verdict": "SKIP", "predicted_speedup": float("inf")})
+    r = build_report(None, {"ab.speedup": float("nan")}, {"verdict": "SKIP", "predicted_speedup": float("inf")})
     assert r["facts"]["ab.speedup"] is None and r["verdict"]["predicted_speedup"] is None
     render_json(r)  # allow_nan=False would raise if any slipped through
 
@@ -177,10 +177,10 @@ def test_nice_ticks() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_partial_run_is_marked(lang: str) -> None:
-    evidence = {**sample_evidence(), "status": "aborted"}
+    evidence = run_from({**sample_evidence(), "status": "aborted"})
     r = build_report(evidence, sample_facts(), sample_verdict("INCONCLUSIVE"))
     table = strings_en.STRINGS if lang == "en" else strings_zh.STRINGS
     partial = table["run.partial"].format(status="aborted")
     assert partial in render_markdown(r, lang) and partial in render_html(r, lang)
-    complete = build_report(sample_evidence(), sample_facts(), sample_verdict())
+    complete = build_report(sample_run(), sample_facts(), sample_verdict())
     assert partial not in render_markdown(complete, lang)

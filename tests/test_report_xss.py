@@ -11,12 +11,20 @@ import json
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
 import pytest
+from report_sample import sample_run
 
+from advisor.ab.types import PairResult
+from advisor.evidence.codec import EvidenceError, encode
+from advisor.evidence.io import evidence_from_json
+from advisor.evidence.schema import Evidence, StepRecord
+from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, CategoryAcceptance, Guard
+from advisor.evidence.warnings import StepWarning, WarningCode
 from advisor.report.model import build_report
 from advisor.report.render_html import CSP, render_html
 from advisor.report.render_markdown import render_markdown
@@ -32,28 +40,46 @@ PAYLOADS = (
 )
 
 
-def _hostile_report() -> dict[str, Any]:
-    evidence = {
-        "schema_version": 1, "status": "complete", "run_id": PAYLOADS[0],
-        "config": {"spec_type": PAYLOADS[1]},
-        "environment": {"gpu": {"name": PAYLOADS[2]}, "engine": {"kind": PAYLOADS[3], "version": PAYLOADS[4]},
-                        "model": {"quant": PAYLOADS[5]}},
-        "steps": {
-            PAYLOADS[0]: {"status": PAYLOADS[1], "reason": PAYLOADS[2], "warnings": [{"message": PAYLOADS[3]}],
-                          "evidence": {PAYLOADS[4]: PAYLOADS[5]}},
-            "acceptance": {"status": "done", "evidence": {"per_category": {
-                p: {"rate": 0.5, "ci_low": 0.4, "ci_high": 0.6} for p in PAYLOADS}}},
-            "ab": {"status": "done", "evidence": {"guards": {PAYLOADS[0]: {"passed": False, "detail": PAYLOADS[1]}},
-                                                  "pairs": [{"d": 0.1}, {"d": 0.2}]}},
-        },
+def _hostile_evidence() -> Evidence:
+    """Every text field typed evidence has, filled with a payload (step ids and statuses are closed sets)."""
+    run = sample_run()
+    gpu = run.environment.gpu
+    assert gpu is not None and run.environment.engine is not None and run.environment.model is not None
+    env = replace(run.environment,
+                  gpu=replace(gpu, gpus=(replace(gpu.gpus[0], name=PAYLOADS[2]),)),
+                  engine=replace(run.environment.engine, version=PAYLOADS[4], model=PAYLOADS[0]),
+                  model=replace(run.environment.model, file_type=PAYLOADS[5], name=PAYLOADS[1]))
+    steps = {
+        "baseline": StepRecord("failed", reason=PAYLOADS[2], warnings=(StepWarning(WarningCode.NOISY, PAYLOADS[3]),)),
+        "acceptance": StepRecord("done", evidence=AcceptanceEvidence(per_category={
+            p: CategoryAcceptance(0.5, 0.4, 0.6, 2, 10, 5) for p in PAYLOADS})),
+        "ab": StepRecord("done", evidence=ABEvidence(
+            decision="SKIP", guards={PAYLOADS[0]: Guard(False, PAYLOADS[1])}, reasons=PAYLOADS,
+            pairs=(PairResult(PAYLOADS[3], 12.0, 11.0, False), PairResult(PAYLOADS[4], 12.0, 10.0, True)))),
     }
+    return replace(run, run_id=PAYLOADS[0], config=replace(run.config, spec_type=PAYLOADS[1]), environment=env,
+                   steps=steps, prompts={p: p for p in PAYLOADS})
+
+
+def _hostile_report() -> dict[str, Any]:
     facts = {**{f"gpu.{p}": p for p in PAYLOADS}, "ab.speedup": 1.1}
     verdict = {"verdict": "SKIP", "because": list(PAYLOADS), "warnings": list(PAYLOADS),
                "alternatives": list(PAYLOADS), "missing_facts": list(PAYLOADS),
                "flags": [{"engine": p, "label": p, "command": p} for p in PAYLOADS],
-               "trace": [{"rule": p, "branch": p, "fact": p, "op": p, "expected": p, "actual": p, "passed": None}
-                         for p in PAYLOADS]}
-    return build_report(evidence, facts, verdict)
+               "trace": [{"rule": p, "branch": p, "fact": p, "op": p, "expected": p, "actual": p, "passed": None,
+                          "outcome": "reason", "leads_to": p} for p in PAYLOADS]}
+    return build_report(_hostile_evidence(), facts, verdict, include_prompts=True)
+
+
+def test_hostile_step_ids_and_statuses_are_refused_at_load() -> None:
+    data = encode(sample_run())
+    data["steps"][PAYLOADS[0]] = {"status": "done"}
+    with pytest.raises(EvidenceError, match="unknown step"):
+        evidence_from_json(data)
+    data = encode(sample_run())
+    data["steps"]["ab"]["status"] = PAYLOADS[1]
+    with pytest.raises(EvidenceError, match="expected one of"):
+        evidence_from_json(data)
 
 
 class _Collector(HTMLParser):

@@ -20,7 +20,9 @@ from pathlib import Path
 
 CHILD = textwrap.dedent('''
     import hashlib, json, sys, time
+    from dataclasses import replace
     from pathlib import Path
+    from advisor.evidence.schema import Environment
     from advisor.run.arms import Arm, Arms
     from advisor.config import CheckConfig
     from advisor.run.session import Session
@@ -48,7 +50,8 @@ CHILD = textwrap.dedent('''
 
     class ScriptedSession(Session):
         def _start(self):
-            self.evidence["environment"] = {"engine": {"kind": "llama.cpp"}}
+            engine = EngineInfo(kind="llama.cpp", base_url="scripted://", version="scripted", model="m")
+            self.evidence = replace(self.evidence, environment=Environment(engine=engine))
             return Arms(off=Arm("off", Scripted("off")), on=Arm("on", Scripted("on")))
 
     db, out, resume = Path(sys.argv[1]), Path(sys.argv[2]), (sys.argv[3] if len(sys.argv) > 3 else None)

@@ -3,19 +3,30 @@ prediction, A/B policy for a pair budget, batch levels, acceptance summaries."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import asdict
+from typing import Any
 
 import pytest
 
+from advisor.config import QUICK
+from advisor.decide.policy import default_policy
+from advisor.evidence.codec import encode
+from advisor.evidence.io import evidence_from_json
 from advisor.evidence.jsonsafe import json_safe
+from advisor.evidence.schema import Environment
+from advisor.evidence.steps import CanaryRepeat, CanaryRerun, RequestRecord
+from advisor.evidence.units import AcceptanceUnit
 from advisor.perf import roofline
 from advisor.perf.verify import bytes_ratio, predicted_times_ms
 from advisor.steps import acceptance, canary
 from advisor.steps.ab import policy_for
 from advisor.steps.batch import levels_for
-from advisor.steps.common import RequestRecord
 from advisor.steps.textcheck import repetition_loop
 from advisor.steps.verify import k_values
+from probes.gpu.probe import GpuSnapshot
+from tests.factories import model_info
 
 
 def test_repetition_loop() -> None:
@@ -23,28 +34,48 @@ def test_repetition_loop() -> None:
     assert not repetition_loop("A calm, varied sentence that says several different things about the weather.")
 
 
+def _env(gpu_peak: float | None, ram_gbs: float) -> Environment:
+    cards = [{"peak_bandwidth_gbs": gpu_peak}] if gpu_peak is not None else []
+    return evidence_from_json({"schema_version": 2, "app_version": "t", "created_utc": "",
+                               "config": {"quick": True, "steps": [], "mode": "managed", "budget": asdict(QUICK)},
+                               "environment": {"gpu": _gpu_report(cards), "host": _host(ram_gbs)}}).environment
+
+
+def _gpu_report(cards: list[dict[str, Any]]) -> dict[str, Any]:
+    fields = {f.name: {"unavailable": "not-supported"} for f in dataclasses.fields(GpuSnapshot)}
+    snapshots = [{**fields, "index": i, "peak_bandwidth_source": "nvml", **c} for i, c in enumerate(cards)]
+    return {"status": "ok" if cards else "no-device", "detail": "", "driver_version": "1",
+            "cuda_driver_version": "1", "gpus": snapshots}
+
+
+def _host(ram_gbs: float) -> dict[str, Any]:
+    return {"os": "Linux", "os_release": "", "machine": "x86_64", "cpu_model": "cpu", "cores_logical": 2,
+            "cores_physical": 2, "ram_total_gib": 8.0, "ram_free_gib": 4.0, "ram_bandwidth_gbs": ram_gbs,
+            "ram_bandwidth": {"unavailable": "not-supported"}, "power_source": {"unavailable": "not-found"},
+            "python_version": "3.11"}
+
+
 def test_mbu_and_bottleneck() -> None:
+    cut = default_policy().bottleneck
     assert roofline.mbu(0.5, 100.0, 100.0) == pytest.approx(0.5)
-    assert roofline.classify(0.7, 4.0) == "memory"
-    assert roofline.classify(0.2, 0.1) == "overhead"
-    assert roofline.classify(0.2, 4.0) == "compute"
-    env = {"gpu": {"gpus": [{"peak_bandwidth_gbs": 1008.0}]}, "host": {"ram_bandwidth_gbs": 20.0}}
-    assert roofline.peak_bandwidth(env) == (1008.0, "gpu-nvml")
-    assert roofline.peak_bandwidth({"gpu": {"gpus": []}, "host": {"ram_bandwidth_gbs": 20.0}}) == (20.0,
-                                                                                                    "host-measured")
-    model = {"bytes_per_token": 1_000_000_000, "kv_bytes_per_token": 1000}
+    assert roofline.classify(0.7, 4.0, cut) == "memory"
+    assert roofline.classify(0.2, 0.1, cut) == "overhead"
+    assert roofline.classify(0.2, 4.0, cut) == "compute"
+    assert roofline.peak_bandwidth(_env(1008.0, 20.0)) == (1008.0, "gpu-nvml")
+    assert roofline.peak_bandwidth(_env(None, 20.0)) == (20.0, "host-measured")
+    model = model_info(bytes_per_token=1_000_000_000, kv_bytes_per_token=1000)
     assert roofline.bytes_per_token_gb(model, 1000) == pytest.approx(1.001)
 
 
 def test_canary_flags_inflation_above_ten_percent() -> None:
+    limit = default_policy().canary
     ev, warnings = canary.summarise(
-        [{"i": 1, "tok_s": 100.0, "rate": 0.2}, {"i": 2, "tok_s": 300.0, "rate": 0.9},
-         {"i": 3, "tok_s": 320.0, "rate": 0.95}], [])
-    assert ev["repeat_inflation"] == pytest.approx(3.1)
+        [CanaryRepeat(1, 100.0, 0.2), CanaryRepeat(2, 300.0, 0.9), CanaryRepeat(3, 320.0, 0.95)], [], limit)
+    assert ev.repeat_inflation == pytest.approx(3.1)
     assert warnings and warnings[0].code == "trap-inflation"
-    ev, warnings = canary.summarise([{"i": 1, "tok_s": 100.0, "rate": 0.2}, {"i": 2, "tok_s": 105.0, "rate": 0.2}],
-                                    [{"prompt_id": "x", "first_tok_s": 100, "rerun_tok_s": 104, "ratio": 1.04}])
-    assert ev["repeat_inflation"] == pytest.approx(1.05) and not warnings
+    ev, warnings = canary.summarise([CanaryRepeat(1, 100.0, 0.2), CanaryRepeat(2, 105.0, 0.2)],
+                                    [CanaryRerun("x", 100, 104, 1.04)], limit)
+    assert ev.repeat_inflation == pytest.approx(1.05) and not warnings
 
 
 def test_k_values_reach_gamma_plus_one() -> None:
@@ -54,9 +85,8 @@ def test_k_values_reach_gamma_plus_one() -> None:
 
 
 def test_verify_prediction_dense_flat_moe_rising() -> None:
-    dense = {"is_moe": False, "bytes_per_token": 100}
-    moe = {"is_moe": True, "bytes_per_token": 100, "routed_expert_bytes": 800, "expert_count": 32,
-           "expert_used_count": 2}
+    dense = model_info(is_moe=False, bytes_per_token=100)
+    moe = model_info(is_moe=True, bytes_per_token=100, routed_expert_bytes=800, expert_count=32, expert_used_count=2)
     assert bytes_ratio(dense, 8) == 1.0
     # 2 of 32 experts per token: one token reads 50 routed bytes of 800; 8 tokens touch ~12.4 experts.
     assert bytes_ratio(moe, 8) == pytest.approx((50 + 800 * 32 * (1 - (30 / 32) ** 8) / 32) / 100)
@@ -66,8 +96,9 @@ def test_verify_prediction_dense_flat_moe_rising() -> None:
 
 
 def test_ab_policy_limited_to_budget() -> None:
-    assert policy_for(20).looks == (10, 20)
-    assert policy_for(60).looks == (10, 20, 30, 40, 50, 60)
+    base = default_policy().ab
+    assert policy_for(base, 20).looks == (10, 20)
+    assert policy_for(base, 60).looks == (10, 20, 30, 40, 50, 60)
 
 
 def test_batch_levels_fit_slots() -> None:
@@ -84,7 +115,7 @@ def _rec(cat: str, drafted: int, accepted: int, n: int = 65) -> RequestRecord:
 
 def test_acceptance_summary_per_category() -> None:
     recs = [_rec("code", 40, 30), _rec("code", 20, 10), _rec("chat", 10, 1), _rec("chat", 0, 0)]
-    ev = acceptance.summarise(recs, [], seed=1)
+    ev = encode(acceptance.summarise([AcceptanceUnit(r) for r in recs], seed=1))
     assert ev["per_category"]["code"]["rate"] == pytest.approx(40 / 60)
     assert ev["per_category"]["chat"]["rate"] == pytest.approx(0.1)
     assert ev["rate"] == pytest.approx(41 / 70)

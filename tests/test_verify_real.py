@@ -2,7 +2,7 @@
 
 What it shows: the MoE's T(k)/T(1) rises faster than the dense model's, because k tokens wake up to
 N·(1−(1−m/N)^k) different experts per layer; and each measured curve sits near the curve predicted from the
-model file and two timings (advisor/verify_model.py). The table is printed (run with -s to see it).
+model file and two timings (advisor/perf/verify.py). The table is printed (run with -s to see it).
 """
 
 from __future__ import annotations
@@ -14,11 +14,15 @@ from typing import Any
 import pytest
 
 from advisor.config import QUICK, CheckConfig
+from advisor.decide.policy import default_policy
 from advisor.demo.synth import write_synthetic_pair
 from advisor.events import StepDone
+from advisor.evidence.codec import encode
+from advisor.evidence.schema import Environment
+from advisor.evidence.steps import VerifyEvidence
 from advisor.run.arms import Arm, Arms
 from advisor.run.engine_runner import ManagedServer, ServerConfig
-from advisor.run.environment import model_dict
+from advisor.run.environment import read_model
 from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext
 from advisor.steps.verify import VerifyStep
@@ -39,10 +43,12 @@ def _verify(binary: Any, model: Path, tmp: Path) -> list[dict[str, Any]]:
     with ManagedServer(binary, ServerConfig(model=model, threads=2, label=model.stem), tmp) as server:
         adapter = LlamaCppAdapter(server.base_url)
         ctx = StepContext(config=config, arms=Arms(off=Arm("off", adapter), on=None),
-                          environment={"model": model_dict(model)}, workload=plan_workload(config))
+                          environment=Environment(model=read_model(model)), workload=plan_workload(config),
+                          policy=default_policy())
         done = [e for e in VerifyStep().run(ctx) if isinstance(e, StepDone)][-1]
     assert done.status == "done", done.reason
-    points: list[dict[str, Any]] = done.evidence["points"]
+    assert isinstance(done.evidence, VerifyEvidence)
+    points: list[dict[str, Any]] = [encode(p) for p in done.evidence.points]
     return points
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from advisor.atomic import write_atomic
+from advisor.evidence.schema import Evidence
+from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
@@ -17,17 +19,15 @@ Format = Literal["html", "md", "json"]
 SUFFIX: dict[Format, str] = {"html": ".html", "md": ".md", "json": ".json"}
 
 
-def facts_for(evidence: Mapping[str, Any], verdict: Mapping[str, Any]) -> dict[str, Any]:
+def facts_for(evidence: Evidence, verdict: Mapping[str, Any]) -> dict[str, Any]:
     """The facts the verdict was made from: the verdict's own copy, else re-derived from the evidence."""
     saved = verdict.get("facts")
     if isinstance(saved, Mapping):
         return dict(saved)
-    from advisor.facts.specs import facts_from_evidence
-
     return dict(facts_from_evidence(evidence))
 
 
-def make_report(evidence: Mapping[str, Any], verdict: Mapping[str, Any], run_id: str | None = None) -> dict[str, Any]:
+def make_report(evidence: Evidence, verdict: Mapping[str, Any], run_id: str | None = None) -> dict[str, Any]:
     """The canonical report dict that the verdict view and every export share."""
     return build_report(evidence, facts_for(evidence, verdict), verdict, run_id=run_id)
 

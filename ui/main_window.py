@@ -116,7 +116,7 @@ class MainWindow(QMainWindow):
         if done.status == "failed":
             self.start_view.show_error(tr("run.failed", message=done.message or "?"))
         if done.verdict is not None and session is not None:
-            self._show_verdict(RunData(session.run_dir, dict(session.evidence), dict(done.verdict)))
+            self._show_verdict(RunData(session.run_dir, session.evidence, dict(done.verdict)))
             if done.status == "complete":
                 self.show_view("verdict")
         self.history_view.refresh()

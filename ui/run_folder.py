@@ -13,7 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from advisor import paths
-from advisor.history.store import RunRecord, RunSummary, StepRecord
+from advisor.errors import UserError
+from advisor.evidence.codec import encode
+from advisor.evidence.io import load_evidence
+from advisor.evidence.schema import Evidence
+from advisor.history.records import RunRecord, RunSummary, StepRecord
 
 
 class RunFolderError(Exception):
@@ -25,15 +29,14 @@ class RunData:
     """One run as saved on disk."""
 
     run_dir: Path
-    evidence: Mapping[str, Any]
+    evidence: Evidence
     verdict: Mapping[str, Any] | None
 
     @property
     def is_demo(self) -> bool:
         """Managed demo engine with the bundled model: numbers that say nothing about the user's GPU."""
-        config = self.evidence.get("config") or {}
-        return (isinstance(config, Mapping) and config.get("mode", "managed") == "managed"
-                and not config.get("model") and not config.get("llama_server"))
+        config = self.evidence.config
+        return config.mode == "managed" and not config.model and not config.llama_server
 
 
 def _read(path: Path) -> Any:
@@ -50,9 +53,10 @@ def load_run(run_dir: str | Path) -> RunData:
     folder = Path(run_dir).expanduser()
     if folder.is_file():
         folder = folder.parent
-    evidence = _read(folder / "evidence.json")
-    if not isinstance(evidence, dict) or "schema_version" not in evidence:
-        raise RunFolderError(f"{folder / 'evidence.json'} is not a spec-advisor evidence file")
+    try:
+        evidence = load_evidence(folder)
+    except UserError as exc:
+        raise RunFolderError(str(exc)) from exc
     verdict_path = folder / "verdict.json"
     verdict = _read(verdict_path) if verdict_path.is_file() else None
     return RunData(folder, evidence, verdict if isinstance(verdict, dict) else None)
@@ -67,34 +71,28 @@ def list_runs(root: Path | None = None) -> list[RunData]:
             found.append(load_run(evidence.parent))
         except RunFolderError:
             continue  # a half-written or foreign folder must not hide the others
-    return sorted(found, key=lambda r: str(r.evidence.get("created_utc") or ""), reverse=True)
+    return sorted(found, key=lambda r: r.evidence.created_utc, reverse=True)
 
 
 def summary(run: RunData) -> RunSummary:
     """A history row for a run folder (same shape as the database's)."""
-    env = run.evidence.get("environment") or {}
-    engine = env.get("engine") or {} if isinstance(env, Mapping) else {}
-    model = env.get("model") or {} if isinstance(env, Mapping) else {}
-    gpu = env.get("gpu") or {} if isinstance(env, Mapping) else {}
-    engine_text = " ".join(str(v) for v in (engine.get("kind"), engine.get("version")) if v) or None
-    model_name = model.get("name") or (Path(str(model.get("path"))).name if model.get("path") else None)
-    gpus = gpu.get("gpus") if isinstance(gpu, Mapping) else None
-    gpu_name = gpus[0].get("name") if isinstance(gpus, list) and gpus and isinstance(gpus[0], Mapping) else None
-    return RunSummary(run_id=run.run_dir.name, created_utc=str(run.evidence.get("created_utc") or ""),
-                      finished_utc=None, status=str(run.evidence.get("status") or "?"),
-                      app_version=str(run.evidence.get("app_version") or ""),
-                      verdict=(run.verdict or {}).get("verdict"), engine=engine_text,
-                      model=str(model_name) if model_name else None,
-                      gpu=gpu_name if isinstance(gpu_name, str) else None)
+    env = run.evidence.environment
+    engine_text = " ".join(str(v) for v in (env.engine.kind, env.engine.version) if isinstance(v, str)) \
+        if env.engine is not None else None
+    model_name = (env.model.name or Path(env.model.path).name) if env.model is not None else None
+    gpu_name = env.gpu.gpus[0].name if env.gpu is not None and env.gpu.gpus else None
+    return RunSummary(run_id=run.run_dir.name, created_utc=run.evidence.created_utc,
+                      finished_utc=None, status=run.evidence.status, app_version=run.evidence.app_version,
+                      verdict=(run.verdict or {}).get("verdict"), engine=engine_text or None,
+                      model=model_name or None, gpu=gpu_name if isinstance(gpu_name, str) else None)
 
 
 def to_record(run: RunData) -> RunRecord:
     """The run as a `RunRecord`, so `advisor.history.compare.compare_runs` can compare two folders."""
-    steps = run.evidence.get("steps") or {}
-    records = tuple(StepRecord(step=str(k), status=str(v.get("status")), evidence=v.get("evidence") or {},
-                               finished_utc="", units=0) for k, v in steps.items() if isinstance(v, Mapping))
+    records = tuple(StepRecord(step=k, status=v.status, evidence=encode(v.evidence) if v.evidence else {},
+                               finished_utc="", units=0) for k, v in run.evidence.steps.items())
     verdict = run.verdict or None
     facts = verdict.get("facts") if verdict else None
-    return RunRecord(summary=summary(run), config=run.evidence.get("config") or {},
-                     environment=run.evidence.get("environment") or {}, verdict=verdict,
+    return RunRecord(summary=summary(run), config=encode(run.evidence.config),
+                     environment=encode(run.evidence.environment), verdict=verdict,
                      facts=facts if isinstance(facts, Mapping) else None, steps=records)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
 from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.evidence.schema import Evidence
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
 from ui.charts.panel import ChartPanel
@@ -66,7 +66,8 @@ class RunView(QWidget):
         config = session.config
         self.steps.set_steps(["preflight", *config.steps])
         self.warnings.clear()
-        self.charts.start(list(policy_for(config.budget.ab_max_pairs).looks))
+        policy = session.policy
+        self.charts.start(policy, list(policy_for(policy.ab, config.budget.ab_max_pairs).looks))
         self._set_status("run.starting")
         self.running = True
         self.clock.start()
@@ -99,20 +100,14 @@ class RunView(QWidget):
             self._set_status("run.failed", message=done.message or "?", error=True)
         self._set_buttons(running=False, has_verdict=done.verdict is not None)
 
-    def replay(self, evidence: Mapping[str, Any]) -> None:
+    def replay(self, evidence: Evidence) -> None:
         """Show a saved run: step states from evidence, charts from each step's evidence."""
-        steps = evidence.get("steps") if isinstance(evidence.get("steps"), Mapping) else {}
-        assert isinstance(steps, Mapping)
-        self.steps.set_steps([str(s) for s in steps])
-        for step, record in steps.items():
-            if isinstance(record, Mapping):
-                self.steps.finish(str(step), str(record.get("status") or "done"),
-                                  float(record.get("elapsed_s") or 0.0), record.get("reason"))
+        self.steps.set_steps(list(evidence.steps))
+        for step, record in evidence.steps.items():
+            self.steps.finish(step, record.status, record.elapsed_s, record.reason)
         self.warnings.clear()
-        for record in steps.values():
-            for w in (record.get("warnings") or []) if isinstance(record, Mapping) else []:
-                if isinstance(w, Mapping):
-                    self.warnings.addItem(f"⚠ {w.get('message', '')}")
+        for w in evidence.warnings(finished_only=False):
+            self.warnings.addItem(f"⚠ {w.message}")
         self.charts.replay(evidence)
         self._set_status(None)
         self._set_buttons(running=False, has_verdict=True)

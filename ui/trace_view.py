@@ -8,10 +8,14 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
+from advisor.report.strings import trace_outcome
 from ui import theme
 from ui.strings import tr
 
-_RESULT_COLOUR = {True: "#1a7f37", False: theme.MUTED, None: "#8a5a00"}
+# Where a deciding condition led sets its colour: a withheld or negative verdict is never shown green.
+_NEGATIVE = ("SKIP", "INCONCLUSIVE")
+_OUTCOME_COLOUR = {"holds": "#8a5a00", "clear": theme.MUTED, "unknown": "#8a5a00"}
+_REASON_COLOUR = {"negative": theme.VERMILLION, "positive": "#1a7f37"}
 
 
 def _show(value: Any) -> str:
@@ -25,16 +29,26 @@ def _show(value: Any) -> str:
 
 
 def matched_branch(rows: Sequence[Mapping[str, Any]]) -> str | None:
-    """The first branch of a rule whose every condition passed (rows are in evaluation order)."""
+    """The branch of a rule whose conditions decided the walk (rows are in evaluation order)."""
+    reasons = [str(row.get("branch") or "") for row in rows if trace_outcome(row) == "reason"]
+    if reasons:
+        return reasons[0]
     order: list[str] = []
     ok: dict[str, bool] = {}
-    for row in rows:
+    for row in rows:  # rows of an older verdict carry only `passed`
         branch = str(row.get("branch") or "")
         if branch not in ok:
             order.append(branch)
             ok[branch] = True
         ok[branch] = ok[branch] and row.get("passed") is True
     return next((b for b in order if ok[b]), None)
+
+
+def _colour(row: Mapping[str, Any]) -> str:
+    outcome = trace_outcome(row)
+    if outcome == "reason":
+        return _REASON_COLOUR["negative" if row.get("leads_to") in _NEGATIVE else "positive"]
+    return _OUTCOME_COLOUR.get(outcome, theme.MUTED)
 
 
 class TraceView(QTreeWidget):
@@ -67,13 +81,13 @@ class TraceView(QTreeWidget):
             font.setBold(True)
             top.setFont(0, font)
             for row in rows:
-                passed = row.get("passed")
-                word = tr("trace.pass") if passed is True else tr("trace.fail") if passed is False else tr(
-                    "trace.unknown")
+                outcome = trace_outcome(row)
+                leads_to = str(row.get("leads_to") or "")
+                shown = tr(f"verdict.{leads_to}") if leads_to in ("ENABLE", *_NEGATIVE) else leads_to
+                word = tr("trace.reason", leads_to=shown) if outcome == "reason" else tr(f"trace.{outcome}")
                 child = QTreeWidgetItem([f"{row.get('branch')} · {row.get('fact')}", str(row.get("op") or ""),
                                          _show(row.get("expected")), _show(row.get("actual")), word])
-                colour = _RESULT_COLOUR[passed if isinstance(passed, bool) else None]
-                child.setForeground(4, QBrush(QColor(colour)))
+                child.setForeground(4, QBrush(QColor(_colour(row))))
                 top.addChild(child)
             self.addTopLevelItem(top)
             top.setExpanded(branch is not None)  # open the rules that decided something

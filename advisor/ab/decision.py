@@ -17,12 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from advisor.ab.guards import all_pass, is_counted, record_guards, stat_guard_details, stat_guards, tally
+from advisor.ab.policy import ABPolicy
 from advisor.ab.result import build_decision, fail_closed
 from advisor.ab.sequential import (
     CODE_CONTINUE,
     CODE_INCONCLUSIVE,
     CODE_UNDECIDED,
-    ABPolicy,
     BoolArray,
     Decision,
     LookStats,
@@ -53,13 +53,14 @@ def _evaluate(
     return stats, guards, int(classify(stats, passed, policy)[0])
 
 
-def decide_ab(pairs: Sequence[PairResult], policy: ABPolicy | None = None) -> ABDecision:
-    """Verdict for the pairs measured so far (in measurement order), acting only at planned looks."""
-    pol = policy if policy is not None else ABPolicy()
+def decide_ab(pairs: Sequence[PairResult], policy: ABPolicy) -> ABDecision:
+    """Verdict for the pairs measured so far (in measurement order), acting only at planned looks.
+
+    `policy` is the loaded rule set's (`RuleSet.policy.ab`; `default_policy().ab` without overrides)."""
     try:
-        return _decide(list(pairs), pol)
+        return _decide(list(pairs), policy)
     except Exception as exc:  # fail closed: a broken statistic must never read as "significant"
-        return fail_closed(pairs, pol, f"the statistics failed ({type(exc).__name__}: {exc})")
+        return fail_closed(pairs, policy, f"the statistics failed ({type(exc).__name__}: {exc})")
 
 
 def _decide(pairs: list[PairResult], policy: ABPolicy) -> ABDecision:
@@ -95,7 +96,7 @@ class AAResult:
     reason: str
 
 
-def aa_check(pairs: Sequence[PairResult], policy: ABPolicy | None = None) -> AAResult:
+def aa_check(pairs: Sequence[PairResult], policy: ABPolicy) -> AAResult:
     """Run A/A pairs (OFF vs OFF or ON vs ON) through `decide_ab`; fail on ENABLE or a claimed slowdown."""
     dec = decide_ab(pairs, policy)
     good = [p for p in pairs if is_counted(p)]

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from advisor.ab.sequential import ABPolicy, BoolArray, LookStats
+from advisor.ab.policy import ABPolicy
+from advisor.ab.sequential import BoolArray, LookStats
 from advisor.ab.types import PairResult
 
 

@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from advisor.ab.guards import failed_names, is_counted, tally
-from advisor.ab.sequential import CODE_TO_DECISION, ABPolicy, Decision, LookStats
-from advisor.ab.types import ABDecision, PairResult
+from advisor.ab.policy import ABPolicy
+from advisor.ab.sequential import CODE_TO_DECISION, LookStats
+from advisor.ab.types import ABDecision, Decision, PairResult
 
 
 def _arm_percentiles(counted: Sequence[PairResult]) -> tuple[float | None, ...]:

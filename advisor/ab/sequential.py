@@ -13,68 +13,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import numpy.typing as npt
 
+from advisor.ab.policy import ABPolicy
+from advisor.ab.types import Decision
 from advisor.stats import FloatArray, sample_skewness, t_quantile
 
 BoolArray = npt.NDArray[np.bool_]
-
-# Pocock constant for looks (10, 20, …, 60), one-sided, calibrated so that P(any T_k > c) = 0.05 when the
-# true speedup sits exactly at the margin and d is normal. reliability.md §2.5 gives c ≈ 2.35 [sim §4, §7];
-# re-derived by `bench/sim_ab.py --calibrate` (2e5 null paths; see the module docstring there).
-POCOCK_C_6_LOOKS = 2.35
-
-
-class Decision(StrEnum):
-    """The A/B verdict. CONTINUE only between planned looks, while more pairs are planned."""
-
-    ENABLE = "ENABLE"
-    SKIP = "SKIP"
-    INCONCLUSIVE = "INCONCLUSIVE"
-    CONTINUE = "CONTINUE"
-
-
-@dataclass(frozen=True, slots=True)
-class ABPolicy:
-    """Knobs of the paired A/B decision; every default cites its source."""
-
-    margin: float = 0.02  # δ, minimum worthwhile speedup (DESIGN §4 step 5; reliability.md §2.5)
-    looks: tuple[int, ...] = (10, 20, 30, 40, 50, 60)  # planned looks in complete pairs (reliability §2.5)
-    boundary: float = POCOCK_C_6_LOOKS  # c; must be re-calibrated if `looks` changes
-    ci_level: float = 0.95  # reported t-interval (reliability.md §2.4)
-    min_pairs: int = 10  # never decide on fewer (DESIGN §5; reliability.md §2.4)
-    # ENABLE needs ≥ 20 pairs ("n ≥ 10, preferably 20", reliability.md §2.4): at n = 10 a left-skewed
-    # sample rarely contains its slow tail, so no gate can see it (bench/sim_ab.py, left skew at margin).
-    min_pairs_enable: int = 20
-    max_cv_off_pct: float = 10.0  # OFF-arm ms/token CV across prompts (pyperf's 10% warning, rel. §1.1)
-    # Skew gate part 1 (reliability.md §2.5 "Skew gate" says −1). Tightened to −0.6 because with −1 the
-    # left-skew stress at the margin (§8 A4) gave 8% false ENABLE; −0.6 gives ≤ 5% (bench/sim_ab.py).
-    min_skewness: float = -0.6
-    slow_ratio: float = 0.8  # a prompt "much slower" below 0.8× (skew gate part 3)
-    max_slow_share: float = 0.10  # at most 10% of prompts below `slow_ratio` (skew gate part 3)
-    sensitivity_drop: float = 0.05  # drop the top 5% of d and re-check the margin (reliability §8 A17)
-    order_alpha: float = 0.01  # one-sided Welch, ON-second faster than ON-first (reliability.md §4.3)
-    min_order_share: float = 0.4  # each order ≥ 40% of pairs; residual bias ≤ 0.2·bonus (rel. §2.6)
-    max_failure_excess: float = 0.05  # ON failure rate minus OFF's, per attempted pair (rel. §8 A16)
-    max_failure_rate: float = 0.20  # either arm failing more often than this: unstable setup (choice)
-    max_loop_share: float = 0.10  # pairs dropped for repetition loops (reliability.md §4.4 item 6)
-    max_throttled_share: float = 0.0  # thermal/HW slowdown halves clocks (reliability.md §3): fail closed
-
-    def __post_init__(self) -> None:
-        if not self.looks or any(b <= a for a, b in zip(self.looks, self.looks[1:], strict=False)):
-            raise ValueError(f"looks must be strictly increasing, got {self.looks}")
-        if self.looks[0] < 3:
-            raise ValueError("the first look needs at least 3 pairs (skewness and variance)")
-        if not (self.margin >= 0 and self.boundary > 0 and 0 < self.ci_level < 1):
-            raise ValueError("margin ≥ 0, boundary > 0 and 0 < ci_level < 1 are required")
-
-    @property
-    def log_margin(self) -> float:
-        return math.log1p(self.margin)
-
 
 @dataclass(frozen=True, slots=True)
 class LookStats:

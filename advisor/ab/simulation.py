@@ -58,7 +58,7 @@ class Scenario:
     sd: float = 0.15  # between-prompt sd of d
     kind: str = "normal"
     drift: float = 0.0  # total slowdown over the session (linear in request index), e.g. 0.05
-    order_bonus: float = 0.0  # the second run of a prompt is this much faster, e.g. 0.02
+    order_bonus: float = 0.0  # the second run of a prompt is this much faster (a fraction)
     trap_ratio: float = 1.0  # ON run *after* OFF replays the output: this much faster (rel. §4.3)
     aa: bool = False  # A/A: both arms identical (no per-prompt effect at all)
     blocked: bool = False  # all OFF first, then all ON (the design the app must not use)
@@ -92,19 +92,22 @@ def to_pairs(off: FloatArray, on: FloatArray, on_first: BoolArray) -> list[PairR
     ]
 
 
-def null_scenarios() -> list[Scenario]:
-    """Scenarios where ENABLE is a false ENABLE (true G ≤ 1 + δ): checklist A1–A5, A8, A9, A12."""
+def null_scenarios(margin: float) -> list[Scenario]:
+    """Scenarios where ENABLE is a false ENABLE (true G ≤ 1 + δ, `margin` = δ): checklist A1–A5, A8, A9, A12.
+
+    The order bonus is the size of the margin: an artefact as large as the smallest worthwhile gain."""
+    at_margin = 1.0 + margin
     return [
         Scenario("null normal sd .05", sd=0.05),
         Scenario("null normal sd .15"),
         Scenario("null normal sd .30", sd=0.30),
-        Scenario("margin 1.02 normal", g=1.02),
+        Scenario(f"margin {at_margin:.2f} normal", g=at_margin),
         Scenario("null t3 heavy tails", kind="t3"),
         Scenario("null right skew", kind="right"),
         Scenario("null left skew", kind="left"),
         Scenario("null 5% ±30% hiccups", kind="contam"),
         Scenario("null linear drift 5%", drift=0.05),
-        Scenario("null +2% order bonus", order_bonus=0.02),
+        Scenario(f"null +{margin:.0%} order bonus", order_bonus=margin),
         Scenario("A/A identical arms", aa=True),
     ]
 

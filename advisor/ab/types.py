@@ -4,8 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
-from advisor.ab.sequential import Decision
+
+class Decision(StrEnum):
+    """The A/B verdict. CONTINUE only between planned looks, while more pairs are planned."""
+
+    ENABLE = "ENABLE"
+    SKIP = "SKIP"
+    INCONCLUSIVE = "INCONCLUSIVE"
+    CONTINUE = "CONTINUE"
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
 from advisor.errors import UserError
 from advisor.history.store import RunStore
-from advisor.run.environment import model_dict
+from advisor.run.environment import read_model
 from advisor.run.session import Session
 
 NAME = "check"
@@ -66,7 +66,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
 
         dedupe(load_user_prompts(args.prompts), min_count=MIN_DISTINCT_PROMPTS)
     if args.model is not None:
-        model_dict(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
+        read_model(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)

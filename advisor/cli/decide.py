@@ -6,12 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from advisor.decide.verdict import Verdict, decide, verdict_to_json
 from advisor.deploy.render import FORMATS, render_deploy
 from advisor.errors import UserError
-from advisor.facts.specs import facts_from_evidence, load_facts_file
+from advisor.evidence.io import load_evidence
+from advisor.facts.checks import load_facts_file
+from advisor.facts.from_evidence import facts_from_evidence
 
 NAME = "decide"
 HELP = "decide from a run folder, an evidence.json or --facts FILE.json; prints verdict, flags and trace"
@@ -38,18 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_evidence(path: Path) -> dict[str, object]:
-    file = path / "evidence.json" if path.is_dir() else path
-    try:
-        data: Any = json.loads(file.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read {file}: {exc.strerror or exc}",
-                        hint="pass a run folder, its evidence.json, or --facts FILE.json") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{file} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise UserError(f"{file} is not an evidence.json (no schema_version)",
-                        hint="for a flat object of facts use --facts FILE.json")
-    return facts_from_evidence(data)
+    return facts_from_evidence(load_evidence(path))
 
 
 def _print_text(v: Verdict) -> None:
@@ -74,9 +64,15 @@ def _print_text(v: Verdict) -> None:
         print(f"Missing facts: {', '.join(v.missing_facts)}")
     print("Trace:")
     for c in v.trace:
-        mark = {True: "pass", False: "fail", None: "unknown"}[c.passed]
         expected = "" if c.op in ("is-true", "is-false") else f" {c.expected!r}"
-        print(f"  [{mark:7}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} (actual {c.actual!r})")
+        print(f"  [{trace_word(c.outcome, c.leads_to):24}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} "
+              f"(actual {c.actual!r})")
+
+
+def trace_word(outcome: str, leads_to: str) -> str:
+    """How a trace row reads: `reason → SKIP` for the conditions that decided, else holds/no/unknown."""
+    return {"reason": f"reason → {leads_to}", "holds": "holds (branch not taken)", "clear": "no"}.get(
+        outcome, "unknown")
 
 
 def run(args: argparse.Namespace) -> int:

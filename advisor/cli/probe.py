@@ -10,6 +10,7 @@ from typing import Any
 
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
+from advisor.evidence.codec import encode
 from advisor.run.environment import gather
 from probes.base import Unavailable
 from probes.engines.discovery import identify, scan_loopback
@@ -57,9 +58,11 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     binary = find_llama_server(args.llama_server)
     if isinstance(binary, Unavailable) and args.llama_server:
         raise UserError(f"cannot use --llama-server {args.llama_server}: {binary.detail or binary.reason}")
-    report = gather(args.model, binary=None if isinstance(binary, Unavailable) else binary)
+    env = gather(args.model, binary=None)
+    report: dict[str, Any] = {"gpu": encode(env.gpu), "host": encode(env.host), "packages": dict(env.packages)}
+    if env.model is not None:
+        report["model"] = {**encode(env.model), "bytes_per_token_gb": env.model.bytes_per_token / 1e9}
     report["llama_server"] = to_jsonable(binary if isinstance(binary, Unavailable) else binary.to_dict())
-    report.pop("binary", None)
     if engine is not None:
         report["engine"] = engine
     if not args.no_scan:

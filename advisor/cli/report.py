@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from advisor.atomic import write_atomic
+from advisor.decide.verdict import decide, verdict_to_json
 from advisor.errors import UserError
+from advisor.evidence.io import evidence_from_json, evidence_path, read_json_file
+from advisor.facts.checks import load_facts_file
+from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report, validate_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
@@ -36,66 +39,30 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="where to write (default: stdout)")
 
 
-def _read_json(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read {path}: {exc.strerror or exc}",
-                        hint="pass a run folder, its evidence.json, or --facts FILE.json") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{path} is not valid JSON: {exc}") from exc
-
-
-def _decide(evidence_or_facts: Mapping[str, Any], *, is_evidence: bool) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Facts and the verdict dict, from the decision engine (imported late: it is optional here)."""
-    try:
-        from advisor.decide.verdict import decide, verdict_to_json
-        from advisor.facts.specs import facts_from_evidence
-    except ImportError as exc:
-        raise UserError("the decision engine is unavailable in this installation, so no verdict can be made",
-                        hint="run `spec-advisor decide` to check, or keep a verdict.json in the run folder") from exc
-    facts = dict(facts_from_evidence(evidence_or_facts)) if is_evidence else dict(evidence_or_facts)
-    return facts, dict(verdict_to_json(decide(facts)))
-
-
-def _facts_only(evidence: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        from advisor.facts.specs import facts_from_evidence
-    except ImportError:
-        return {}  # a saved verdict still makes a useful report without the flat facts table
-    return dict(facts_from_evidence(evidence))
-
-
-def _load_facts_file(path: Path) -> dict[str, Any]:
-    try:
-        from advisor.facts.specs import load_facts_file
-    except ImportError as exc:
-        raise UserError("the decision engine is unavailable in this installation, so --facts cannot be read") from exc
-    return dict(load_facts_file(path))
+def _verdict_for(facts: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(verdict_to_json(decide(facts)))
 
 
 def build_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The canonical report for the command's source (a report.json is re-rendered as it is)."""
     if args.facts is not None:
-        facts, verdict = _decide(_load_facts_file(args.facts), is_evidence=False)
-        return build_report({}, facts, verdict, include_prompts=args.include_prompts)
+        facts = load_facts_file(args.facts)
+        return build_report(None, facts, _verdict_for(facts), include_prompts=args.include_prompts)
     path: Path = args.run_dir
-    folder = path if path.is_dir() else path.parent
-    data = _read_json(path / "evidence.json" if path.is_dir() else path)
+    file = evidence_path(path)
+    data = read_json_file(file, what="an evidence file or a report")
     if isinstance(data, dict) and "report_schema_version" in data:
         return validate_report(data)
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise UserError(f"{path} holds no evidence.json (no schema_version)",
-                        hint="for a flat object of facts use --facts FILE.json")
-    saved = folder / "verdict.json"
+    evidence = evidence_from_json(data, origin=str(file))
+    facts = facts_from_evidence(evidence)
+    saved = file.parent / "verdict.json"
     if saved.is_file():  # the verdict made at the end of the run is the one the user saw
-        verdict = _read_json(saved)
+        verdict = read_json_file(saved, what="a verdict")
         if not isinstance(verdict, dict):
             raise UserError(f"{saved} is not a verdict object")
-        facts = _facts_only(data)
     else:
-        facts, verdict = _decide(data, is_evidence=True)
-    return build_report(data, facts, verdict, include_prompts=args.include_prompts)
+        verdict = _verdict_for(facts)
+    return build_report(evidence, facts, verdict, include_prompts=args.include_prompts)
 
 
 def run(args: argparse.Namespace) -> int:

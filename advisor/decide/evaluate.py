@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from advisor.decide.rules import Branch, Condition, RuleFile, RuleSet, VerdictName
 
@@ -21,9 +21,19 @@ _CMP: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
+Outcome = Literal["reason", "holds", "clear", "unknown"]
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
-    """One evaluated condition (the Lighthouse CI assertion shape); passed None = unknown."""
+    """One evaluated condition (the Lighthouse CI assertion shape).
+
+    `passed` says whether the condition holds (None: a fact is missing). `outcome` says what that meant:
+    `reason` — it holds and its branch was taken, so it is why the walk went to `leads_to` (a verdict or
+    the next question); `holds` — it holds but its branch was not taken; `clear` — it does not hold;
+    `unknown` — it could not be evaluated. A tripped guard is a `reason` leading to INCONCLUSIVE, never a
+    "pass".
+    """
 
     rule: str
     branch: str
@@ -32,6 +42,8 @@ class Check:
     expected: object
     actual: object
     passed: bool | None
+    outcome: Outcome = "unknown"
+    leads_to: str = ""
 
 
 @dataclass(slots=True)
@@ -49,14 +61,14 @@ class Walk:
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (rule, branch, warning template)
 
 
-def _resolve(value: object, rule: RuleFile, facts: Mapping[str, object]) -> tuple[object, list[str]]:
-    """Threshold and fact references replaced by values; second item lists missing facts."""
+def _resolve(value: object, rules: RuleSet, rule: RuleFile, facts: Mapping[str, object]) -> tuple[object, list[str]]:
+    """Threshold, policy and fact references replaced by values; second item lists missing facts."""
     if isinstance(value, list):
-        pairs = [_resolve(v, rule, facts) for v in value]
+        pairs = [_resolve(v, rules, rule, facts) for v in value]
         missing = [m for _, ms in pairs for m in ms]
         return [v for v, _ in pairs], missing
     if isinstance(value, str) and value.startswith("$"):
-        return rule.thresholds[value[1:]], []
+        return rules.threshold(rule, value[1:]), []
     if isinstance(value, str) and value.startswith("@"):
         name = value[1:]
         return (facts[name], []) if name in facts else (_MISSING, [name])
@@ -78,15 +90,27 @@ def _test(op: str, actual: Any, expected: Any) -> bool:
     return bool(_CMP[op](actual, expected))
 
 
-def check(cond: Condition, rule: RuleFile, branch: Branch, facts: Mapping[str, object]) -> tuple[Check, list[str]]:
+def check(cond: Condition, rules: RuleSet, rule: RuleFile, branch: Branch,
+          facts: Mapping[str, object]) -> tuple[Check, list[str]]:
     """Evaluate one condition; unknown when the fact or a referenced fact is missing."""
-    expected, missing = _resolve(cond.value, rule, facts)
+    expected, missing = _resolve(cond.value, rules, rule, facts)
     if cond.fact not in facts:
         missing = [cond.fact, *missing]
     actual = facts.get(cond.fact)
     shown = None if expected is _MISSING else expected
     passed = None if missing else _test(cond.op, actual, expected)
     return Check(rule.id, branch.id, cond.fact, cond.op, shown, actual, passed), missing
+
+
+def _with_outcome(c: Check, branch: Branch, *, taken: bool) -> Check:
+    leads_to = branch.verdict or branch.next or ""
+    if c.passed is None:
+        outcome: Outcome = "unknown"
+    elif not c.passed:
+        outcome = "clear"
+    else:
+        outcome = "reason" if taken else "holds"
+    return replace(c, outcome=outcome, leads_to=leads_to)
 
 
 def kleene(mode: str, results: list[bool | None]) -> bool | None:
@@ -109,9 +133,9 @@ def walk(rules: RuleSet, facts: Mapping[str, object], start: str | None = None, 
             if branch.mode == "default":
                 taken = branch
                 break
-            pairs = [check(c, rule, branch, facts) for c in branch.conditions]
-            result.trace.extend(c for c, _ in pairs)
+            pairs = [check(c, rules, rule, branch, facts) for c in branch.conditions]
             outcome = kleene(branch.mode, [c.passed for c, _ in pairs])
+            result.trace.extend(_with_outcome(c, branch, taken=outcome is True) for c, _ in pairs)
             if outcome is True:
                 taken = branch
                 break

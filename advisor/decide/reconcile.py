@@ -5,30 +5,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from advisor.decide.rules import RuleSet
 from advisor.decide.verdict import decide, verdict_to_json
-from advisor.facts.specs import facts_from_evidence
+from advisor.evidence.schema import Evidence, Reconciliation
+from advisor.facts.from_evidence import facts_from_evidence
 from advisor.perf.predict import predict
 
 
-def reconcile(facts: Mapping[str, object]) -> dict[str, Any] | None:
+def reconcile(facts: Mapping[str, object]) -> Reconciliation | None:
     """The perf model's speedup from acceptance + verify facts, next to the measured A/B (DESIGN §4)."""
     measured = facts.get("ab.speedup")
     without_ab = {k: v for k, v in facts.items() if not k.startswith("ab.")}
     prediction = predict(without_ab)
     if prediction is None:
         return None
-    out: dict[str, Any] = {"predicted_speedup": prediction.speedup, "priors": list(prediction.priors),
-                           "gamma": prediction.gamma, "alpha": prediction.alpha,
-                           "verify_ratio": prediction.verify_ratio, "measured_speedup": measured}
-    if isinstance(measured, int | float) and measured > 0:
-        out["relative_error"] = prediction.speedup / measured - 1.0
-    return out
+    measured_speedup = float(measured) if isinstance(measured, int | float) and measured > 0 else None
+    return Reconciliation(
+        predicted_speedup=prediction.speedup, priors=tuple(prediction.priors), gamma=prediction.gamma,
+        alpha=prediction.alpha, verify_ratio=prediction.verify_ratio, measured_speedup=measured_speedup,
+        relative_error=prediction.speedup / measured_speedup - 1.0 if measured_speedup else None)
 
 
-def decide_evidence(evidence: Mapping[str, Any]) -> dict[str, Any]:
-    """Verdict JSON (DESIGN §6 keys) with the facts it used and the reconciliation."""
+def decide_evidence(evidence: Evidence, rules: RuleSet | None = None) -> tuple[dict[str, Any], Reconciliation | None]:
+    """Verdict JSON (DESIGN §6 keys, plus the facts it used) and the reconciliation of the measured setup."""
     facts = facts_from_evidence(evidence)
-    verdict = verdict_to_json(decide(facts))
+    verdict = verdict_to_json(decide(facts, rules=rules))
     verdict["facts"] = facts
-    verdict["reconciliation"] = reconcile(facts)
-    return verdict
+    return verdict, reconcile(facts)

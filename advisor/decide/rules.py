@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 from advisor import paths
+from advisor.decide.policy import POLICY_FILE, Policy, flat_values, load_policy
 from advisor.decide.text import placeholders
 from advisor.errors import UserError
 from advisor.facts.specs import FACT_SPECS, suggest
@@ -25,8 +26,10 @@ OPS: tuple[str, ...] = get_args(Op)
 UNARY_OPS = ("is-true", "is-false")
 NUMERIC_OPS = (">", ">=", "<", "<=", "between")
 ROOT_ID = "spec-decoding"
-CONFIG_ENV = "SPEC_ADVISOR_CONFIG_DIR"
 Scalar = float | int | str | bool
+POLICY_REF = "policy."  # "$policy.ab.min_speedup" in a condition, "{policy.ab.min_speedup}" in a text
+# Files in a rules folder that are not questions: the policy and the user's threshold overrides.
+NOT_QUESTIONS = (POLICY_FILE, "thresholds.toml")
 
 
 class RuleError(UserError):
@@ -69,10 +72,21 @@ class RuleFile:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """All questions by id; evaluation starts at `root`."""
+    """All questions by id (evaluation starts at `root`) and the policy their numbers refer to."""
 
     root: str
     files: Mapping[str, RuleFile]
+    policy: Policy
+
+    def threshold(self, rule: RuleFile, name: str) -> object:
+        """A `$name` reference of `rule`: its own threshold, or `policy.table.key` from the policy."""
+        if name.startswith(POLICY_REF):
+            return self.policy.value(name.removeprefix(POLICY_REF))
+        return rule.thresholds[name]
+
+    def text_values(self, rule: RuleFile) -> dict[str, object]:
+        """What `{placeholder}`s of `rule`'s texts may name besides facts: thresholds and policy values."""
+        return {**rule.thresholds, **{POLICY_REF + k: v for k, v in flat_values(self.policy).items()}}
 
 
 def config_dir() -> Path:
@@ -84,7 +98,7 @@ def _fail(where: str, message: str) -> RuleError:
     return RuleError(f"{where}: {message}", hint="fix the rule file or remove your override of it")
 
 
-def _check_value(where: str, cond: Condition, thresholds: Mapping[str, Scalar]) -> None:
+def _check_value(where: str, cond: Condition, thresholds: Mapping[str, object]) -> None:
     values = cond.value if isinstance(cond.value, list) else [cond.value]
     for v in values:
         if isinstance(v, str) and v.startswith("$") and v[1:] not in thresholds:
@@ -102,7 +116,7 @@ def _check_value(where: str, cond: Condition, thresholds: Mapping[str, Scalar]) 
         raise _fail(where, f"'{cond.op}' needs a numeric fact; '{cond.fact}' is {type_}")
 
 
-def _condition(where: str, raw: object, thresholds: Mapping[str, Scalar]) -> Condition:
+def _condition(where: str, raw: object, thresholds: Mapping[str, object]) -> Condition:
     if not isinstance(raw, list) or len(raw) not in (2, 3) or not all(isinstance(x, str) for x in raw[:2]):
         raise _fail(where, f"a condition is [fact, op, value], got {raw!r}")
     fact, op = cast(str, raw[0]), cast(str, raw[1])
@@ -117,7 +131,7 @@ def _condition(where: str, raw: object, thresholds: Mapping[str, Scalar]) -> Con
     return cond
 
 
-def _template(where: str, text: str, thresholds: Mapping[str, Scalar]) -> str:
+def _template(where: str, text: str, thresholds: Mapping[str, object]) -> str:
     for name in placeholders(text):
         if name not in FACT_SPECS and name not in thresholds:
             known = [*FACT_SPECS, *thresholds]
@@ -125,7 +139,7 @@ def _template(where: str, text: str, thresholds: Mapping[str, Scalar]) -> str:
     return text
 
 
-def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, Scalar]) -> Branch:
+def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, object]) -> Branch:
     bid = str(raw.get("id", ""))
     where = f"{rule_id}/{bid or '?'}"
     if not bid:
@@ -150,7 +164,7 @@ def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, Scala
                   _template(where, str(raw.get("warning", "")), thresholds), unknown)
 
 
-def parse_rule_file(text: str, source: str) -> RuleFile:
+def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
     """Parse and check one file on its own (ids of `next` targets are checked by `load_rules`)."""
     try:
         data = tomllib.loads(text)
@@ -160,7 +174,8 @@ def parse_rule_file(text: str, source: str) -> RuleFile:
     if data.get("schema") != 1 or not isinstance(rid, str):
         raise _fail(source, "needs `schema = 1` and a string `id`")
     thresholds = dict(data.get("thresholds") or {})
-    branches = tuple(_branch(rid, b, thresholds) for b in data.get("branch") or [])
+    known = {**thresholds, **{POLICY_REF + k: v for k, v in flat_values(policy).items()}}
+    branches = tuple(_branch(rid, b, known) for b in data.get("branch") or [])
     defaults = [b for b in branches if b.mode == "default"]
     if len(defaults) != 1 or branches[-1].mode != "default":
         raise _fail(f"{rid} ({source})", "needs exactly one `default = true` branch, placed last")
@@ -169,12 +184,12 @@ def parse_rule_file(text: str, source: str) -> RuleFile:
     return RuleFile(rid, str(data.get("question", "")), thresholds, branches, source)
 
 
-def _read_dir(files: Iterable[Any]) -> dict[str, RuleFile]:
+def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
     out: dict[str, RuleFile] = {}
     for f in sorted(files, key=lambda f: f.name):
-        if not f.name.endswith(".toml") or f.name == "thresholds.toml":
+        if not f.name.endswith(".toml") or f.name in NOT_QUESTIONS:
             continue
-        rule = parse_rule_file(f.read_text(encoding="utf-8"), str(f))
+        rule = parse_rule_file(f.read_text(encoding="utf-8"), str(f), policy)
         if rule.id in out:
             raise _fail(str(f), f"id '{rule.id}' is already used by {out[rule.id].source}")
         out[rule.id] = rule
@@ -222,13 +237,18 @@ def _check_graph(files: Mapping[str, RuleFile], root: str) -> None:
 
 
 def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> RuleSet:
-    """Built-in rules (or `rules_dir`), then the user's overrides from `config_dir()/rules/`."""
+    """Built-in rules (or `rules_dir`), then the user's overrides from `config_dir()/rules/`.
+
+    The policy loads first (its values are what `$policy.…` references resolve to), then every question;
+    anything malformed raises RuleError/PolicyError (UserErrors) here, before a check measures anything."""
     base: Any = rules_dir if rules_dir is not None else resources.files("rules")
-    files = _read_dir(base.iterdir())
     user = config_dir() / "rules"
-    if overrides and user.is_dir():
-        files.update(_read_dir(user.iterdir()))  # same id replaces the built-in question
+    use_user = overrides and user.is_dir()
+    policy = load_policy(rules_dir, user if use_user else None)
+    files = _read_dir(base.iterdir(), policy)
+    if use_user:
+        files.update(_read_dir(user.iterdir(), policy))  # same id replaces the built-in question
         if (user / "thresholds.toml").is_file():
             _apply_thresholds(files, user / "thresholds.toml")
     _check_graph(files, ROOT_ID)
-    return RuleSet(ROOT_ID, files)
+    return RuleSet(ROOT_ID, files, policy)

@@ -1,8 +1,8 @@
 """`decide(facts)` → Verdict: walk the rule tree, then enforce the invariants that no rule file may relax.
 
 Fail closed: an exception while evaluating gives INCONCLUSIVE, never ENABLE. ENABLE needs a measured A/B
-above the margin and every validity guard passing; a repeated-prompt workload or a repeat inflation above
-1.10 (MLPerf TEST04, DESIGN §4 step 2) can never be ENABLE, whatever a user override says.
+above the margin and every validity guard passing; the invariants (advisor/decide/invariants.py) turn any
+other ENABLE into INCONCLUSIVE and appear in the trace as checks of their own.
 """
 
 from __future__ import annotations
@@ -13,19 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.decide.evaluate import Check, Walk, walk
+from advisor.decide.invariants import blockers, invariant_checks
+from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
 from advisor.perf.predict import Prediction, predict
 from advisor.recommend.build import alternatives, recommend
 from advisor.recommend.types import Recommendation
 
-# Hard invariants (not tunable thresholds): DESIGN §4 step 2 and §5, reliability.md A14.
-INVARIANT_MAX_REPEAT_INFLATION = 1.10
-INVARIANT_MIN_AB_PAIRS = 10
-INVARIANT_MIN_CI_LOW = 1.0
 CONFIRM_TEXT = "confirm with the A/B"
-# DESIGN §4 "perf model reconciles": a model/measurement gap beyond this factor is itself a finding
-MODEL_MISMATCH_FACTOR = 1.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,32 +57,15 @@ def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction |
     return out, prediction
 
 
-def invariant_violations(facts: Mapping[str, object]) -> list[str]:
+def invariant_violations(facts: Mapping[str, object], policy: Policy | None = None) -> list[str]:
     """Reasons an ENABLE would break the hard invariants (empty when it may stand)."""
-    bad: list[str] = []
-    ci_low, n = facts.get("ab.ci_low"), facts.get("ab.n_prompts")
-    if not isinstance(ci_low, int | float) or ci_low <= INVARIANT_MIN_CI_LOW:
-        bad.append("no measured A/B lower bound above 1.0×")
-    if not isinstance(n, int) or n < INVARIANT_MIN_AB_PAIRS:
-        bad.append(f"fewer than {INVARIANT_MIN_AB_PAIRS} A/B prompt pairs")
-    if facts.get("workload.repeated_prompts") is True:
-        bad.append("the workload repeats prompts, which inflates speculative speedups")
-    inflation = facts.get("acceptance.repeat_inflation")
-    if isinstance(inflation, int | float) and inflation > INVARIANT_MAX_REPEAT_INFLATION:
-        bad.append(f"re-seen prompts ran {inflation:.2f}× faster (limit {INVARIANT_MAX_REPEAT_INFLATION})")
-    for name, text in (("measurement.trap_suspected", "a caching trap was flagged"),
-                       ("measurement.throttled", "the GPU throttled during measurement")):
-        if facts.get(name) is True:
-            bad.append(text)
-    if facts.get("ab.guards_passed") is False:
-        bad.append("an A/B guard failed")
-    return bad
+    return [b.text for b in blockers(facts, policy or default_policy())]
 
 
 def _because(result: Walk, rules: RuleSet, values: Mapping[str, object]) -> list[str]:
     rule = rules.files[result.rule]
     branch = next(b for b in rule.branches if b.id == result.branch)
-    ctx = {**rule.thresholds, **values}
+    ctx = {**rules.text_values(rule), **values}
     if result.blocked:
         return [f"Cannot answer '{rule.question}' without {', '.join(result.missing)}."]
     return [render(branch.because, ctx)] if branch.because else []
@@ -94,30 +73,34 @@ def _because(result: Walk, rules: RuleSet, values: Mapping[str, object]) -> list
 
 def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Prediction | None) -> Verdict:
     because = _because(result, rules, facts)
-    warnings = [render(t, {**rules.files[r].thresholds, **facts}) for r, _, t in result.notes]
+    warnings = [render(t, {**rules.text_values(rules.files[r]), **facts}) for r, _, t in result.notes]
     verdict = result.verdict
+    trace = list(result.trace)
     if verdict == "ENABLE" and result.deferred:
         verdict = "INCONCLUSIVE"
         because.append(f"The A/B favours speculation, but these checks lack data: {', '.join(result.deferred)}.")
-    if verdict == "ENABLE" and (bad := invariant_violations(facts)):
-        verdict = "INCONCLUSIVE"
-        because.append("ENABLE withheld: " + "; ".join(bad) + ".")
+    if verdict == "ENABLE":
+        checks = invariant_checks(facts, rules.policy)
+        trace += [b.check for b in checks]
+        if bad := [b.text for b in checks if b.check.passed is not False]:
+            verdict = "INCONCLUSIVE"
+            because.append("ENABLE withheld: " + "; ".join(bad) + ".")
     if pred is not None and facts.get("ab.measured") is not True and not any(CONFIRM_TEXT in b for b in because):
         because.append(f"Predicted {pred.speedup:.2f}× — {CONFIRM_TEXT}.")
     measured = facts.get("ab.speedup")
     if pred is not None and isinstance(measured, float) and measured > 0:
         gap = max(pred.speedup / measured, measured / pred.speedup)
-        if gap > MODEL_MISMATCH_FACTOR:
+        if gap > rules.policy.reconcile.model_mismatch_factor:
             warnings.append(f"The perf model predicts {pred.speedup:.2f}× but the A/B measured {measured:.2f}×; "
                             "look for a draft on the CPU, an engine regression or per-step overheads.")
     if pred is not None and pred.priors:
         warnings.append("The prediction assumes " + "; ".join(pred.priors) + ".")
     missing = sorted({*result.missing, *result.deferred})
     return Verdict(
-        verdict=verdict, because=tuple(because), trace=tuple(result.trace), missing_facts=tuple(missing),
+        verdict=verdict, because=tuple(because), trace=tuple(trace), missing_facts=tuple(missing),
         predicted_speedup=pred.speedup if pred else None, prediction_is_prior=bool(pred and pred.is_prior),
         flags=recommend(facts) if verdict == "ENABLE" else None,
-        alternatives=alternatives(facts) if verdict == "SKIP" else (),
+        alternatives=alternatives(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else (),
         warnings=tuple(warnings), rule_id=result.rule, branch_id=result.branch, path=tuple(result.path))
 
 

@@ -8,20 +8,20 @@
 from __future__ import annotations
 
 import difflib
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from advisor.errors import UserError
-from advisor.facts.from_evidence import facts_from_evidence
 
-__all__ = ["FACT_SPECS", "FactSpec", "FactType", "facts_from_evidence", "load_facts_file", "suggest",
-           "validate_facts"]
+__all__ = ["FACT_SPECS", "FactSpec", "FactType", "FactsError", "suggest", "validate_facts"]
 
 FactType = Literal["float", "int", "bool", "str"]
+
+
+class FactsError(UserError):
+    """A fact has an unknown name, the wrong type, or a value that contradicts physics or other facts."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +72,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("spec.draft_model", "str", "", "path or name of the draft model", "config"),
     _s("spec.draft_params_b", "float", "1e9 params", "draft model size", "probe modelfile (draft)"),
     _s("spec.draft_p_min", "float", "", "minimum draft probability to keep drafting", "config"),
+    _s("spec.argv", "str", "", "the measured ON arm's speculative flags, shell-quoted (what is recommended)",
+       "managed ON arm"),
     _s("workload.concurrency", "int", "requests", "simultaneous requests the user expects (home: 1)",
        "config"),
     _s("workload.repeated_prompts", "bool", "", "the measured workload repeats prompts", "config"),
@@ -138,6 +140,11 @@ def _type_ok(type_: FactType, value: object) -> bool:
     return isinstance(value, str)
 
 
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def validate_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dict[str, object]:
     """Check names and types; return a plain dict (ints given for float facts become floats).
 
@@ -147,25 +154,11 @@ def validate_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dic
     for name, value in facts.items():
         spec = FACT_SPECS.get(name)
         if spec is None:
-            raise UserError(f"{origin}: unknown fact '{name}'{suggest(name, FACT_SPECS)}",
-                            hint="see FACT_SPECS in advisor/facts.py for the documented names")
+            raise FactsError(f"{origin}: unknown fact '{name}'{suggest(name, FACT_SPECS)}",
+                             hint="see FACT_SPECS in advisor/facts/specs.py for the documented names")
         if value is None:
             continue  # null means "not measured": the same as leaving the fact out
         if not _type_ok(spec.type, value):
-            raise UserError(f"{origin}: fact '{name}' must be {spec.type}, got {value!r}")
+            raise FactsError(f"{origin}: fact '{name}' must be {spec.type}, got {_shown(value)}")
         out[name] = float(value) if spec.type == "float" else value  # type: ignore[arg-type]
     return out
-
-
-def load_facts_file(path: Path | str) -> dict[str, object]:
-    """Read a `--facts FILE.json` (a flat object of fact name → value) and validate it."""
-    p = Path(path)
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise UserError(f"cannot read facts file {p}: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{p} is not valid JSON: {exc}") from exc
-    if not isinstance(data, dict):
-        raise UserError(f"{p} must hold one JSON object of fact name → value")
-    return validate_facts(data, origin=str(p))

@@ -6,24 +6,19 @@ MBU = bytes read per token × tokens/s ÷ peak bandwidth (DESIGN §4 step 1). Th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
+from advisor.decide.policy import BottleneckPolicy
+from advisor.evidence.schema import Environment
 from advisor.perf.model import mbu, roofline_tok_s
+from probes.base import Unavailable
+from probes.model.info import ModelInfo
 
 __all__ = ["Roofline", "bytes_per_token_gb", "classify", "mbu", "peak_bandwidth"]
 
 Bottleneck = Literal["memory", "compute", "overhead"]
 BandwidthSource = Literal["gpu-nvml", "host-measured"]
-
-# Decoding that reaches half the roofline is taken as memory-bound: llama.cpp decode typically sustains
-# 60–90% of peak bandwidth on GPUs (engines.md §5, pitfall 5: achievable ≈ 80–92% of peak), so below 50%
-# something other than weight reads dominates the step time.
-MEMORY_BOUND_MBU = 0.5
-# Below 0.5 GB per token the weights take < 2 ms even on a 300 GB/s card, so fixed per-step costs (kernel
-# launches, sampling, HTTP streaming) dominate a low MBU: "overhead-bound" (DESIGN §4 step 1, small models).
-SMALL_MODEL_GB = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,31 +35,28 @@ class Roofline:
         return roofline_tok_s(self.peak_gbs, self.bytes_per_token_gb)
 
 
-def peak_bandwidth(environment: Mapping[str, Any]) -> tuple[float, BandwidthSource] | None:
+def peak_bandwidth(environment: Environment) -> tuple[float, BandwidthSource] | None:
     """The roofline bandwidth (GB/s) from the probed GPU (first card), else the measured host RAM bandwidth."""
-    gpu = environment.get("gpu") or {}
-    for card in gpu.get("gpus") or ():
-        peak = card.get("peak_bandwidth_gbs")
-        if isinstance(peak, int | float) and peak > 0:
+    for card in environment.gpu.gpus if environment.gpu is not None else ():
+        peak = card.peak_bandwidth_gbs
+        if not isinstance(peak, Unavailable) and peak > 0:
             return float(peak), "gpu-nvml"
-    ram = (environment.get("host") or {}).get("ram_bandwidth_gbs")
+    ram = environment.host.ram_bandwidth_gbs if environment.host is not None else None
     if isinstance(ram, int | float) and ram > 0:
         return float(ram), "host-measured"
     return None
 
 
-def bytes_per_token_gb(model: Mapping[str, Any], context_tokens: float) -> float | None:
+def bytes_per_token_gb(model: ModelInfo | None, context_tokens: float) -> float | None:
     """Weights read per decoded token plus the KV cache read at `context_tokens` depth, in GB (1e9 bytes)."""
-    weights = model.get("bytes_per_token")
-    if not isinstance(weights, int | float) or weights <= 0:
+    if model is None or model.bytes_per_token <= 0:
         return None
-    kv = model.get("kv_bytes_per_token")
-    kv_read = float(kv) * context_tokens if isinstance(kv, int | float) else 0.0
-    return (float(weights) + kv_read) / 1e9
+    kv_read = float(model.kv_bytes_per_token) * context_tokens if model.kv_bytes_per_token else 0.0
+    return (float(model.bytes_per_token) + kv_read) / 1e9
 
 
-def classify(mbu_value: float, bytes_gb: float) -> Bottleneck:
-    """Memory-bound at MBU ≥ 0.5; below that, small models are overhead-bound and others compute-bound."""
-    if mbu_value >= MEMORY_BOUND_MBU:
+def classify(mbu_value: float, bytes_gb: float, policy: BottleneckPolicy) -> Bottleneck:
+    """Memory-bound at MBU ≥ the policy's cut-off; below it, small models are overhead-bound, others compute."""
+    if mbu_value >= policy.memory_bound_mbu:
         return "memory"
-    return "overhead" if bytes_gb < SMALL_MODEL_GB else "compute"
+    return "overhead" if bytes_gb < policy.small_model_gb else "compute"

@@ -10,26 +10,17 @@ upper bound when real routing is correlated).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from advisor.perf.model import moe_unique_experts
+from probes.model.info import ModelInfo
 
 
-def bytes_ratio(model: Mapping[str, Any], k: int) -> float:
-    """bytes(k)/bytes(1) from the probed model dict (1.0 for dense models or when sizes are unknown)."""
-    per_token = model.get("bytes_per_token")
-    routed = model.get("routed_expert_bytes")
-    n, m = model.get("expert_count") or 0, model.get("expert_used_count") or 0
-    if not model.get("is_moe") or not per_token or not routed or not (0 < m <= n):
+def bytes_ratio(model: ModelInfo | None, k: int) -> float:
+    """bytes(k)/bytes(1): weights one forward over k tokens reads, relative to one token (1.0 when unknown)."""
+    if model is None or model.bytes_per_token <= 0:
         return 1.0
-    routed_one = routed * m / n                      # routed bytes one token reads
-    shared = per_token - routed_one
-    routed_k = routed * moe_unique_experts(n, m, k) / n
-    return float((shared + routed_k) / per_token)
+    return model.bytes_for_batch(k) / model.bytes_for_batch(1)
 
 
-def predicted_times_ms(model: Mapping[str, Any], t1_ms: float, compute_ms_per_token: float,
+def predicted_times_ms(model: ModelInfo | None, t1_ms: float, compute_ms_per_token: float,
                        ks: list[int]) -> dict[int, float]:
     """Predicted T(k) in ms for each k, anchored on the measured T(1) and per-token compute cost c."""
     c = min(max(compute_ms_per_token, 0.0), t1_ms)  # c cannot exceed a whole single-token step

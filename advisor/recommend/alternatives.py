@@ -17,8 +17,11 @@ def _num(facts: Mapping[str, object], name: str) -> float | None:
     return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
-def alternatives(facts: Mapping[str, object]) -> tuple[str, ...]:
-    """Plain-language suggestions; only those whose preconditions the facts show (or do not rule out)."""
+def alternatives(facts: Mapping[str, object], low_acceptance: float | None = None) -> tuple[str, ...]:
+    """Plain-language suggestions; only those whose preconditions the facts show (or do not rule out).
+
+    `low_acceptance` is the policy's acceptance warning level (rules/policy.toml [acceptance]); below it an
+    n-gram method gets the "try a drafter that accepts more" suggestion."""
     out: list[str] = []
     engine = facts.get("engine.kind")
     llamacpp = engine in (None, "llama.cpp", "ollama", "lmstudio")
@@ -46,7 +49,8 @@ def alternatives(facts: Mapping[str, object]) -> tuple[str, ...]:
         hint = "`--tensor-parallel-size`" if engine in ("vllm", "sglang") else "`--split-mode layer` / `-ts`"
         out.append(f"Split the model across your {count} GPUs ({hint}) to add memory bandwidth.")
     rate = _num(facts, "acceptance.rate")
-    if rate is not None and rate < 0.5 and str(facts.get("spec.method", "")).startswith("ngram"):
+    if rate is not None and low_acceptance is not None and rate < low_acceptance \
+            and str(facts.get("spec.method", "")).startswith("ngram"):
         out.append("N-gram drafting pays off mainly for code editing and retrieval-heavy prompts; a draft "
                    "model or EAGLE head may accept more on free-form text.")
     return tuple(out)

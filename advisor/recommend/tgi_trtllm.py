@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import advisor.deploy.yaml_emit as yaml_emit
+from advisor import methods
 
 TGI_NO_COUNTS = ("TGI reports no drafted/accepted token counts (not in /info, responses or /metrics), so "
                  "acceptance rate and mean acceptance length cannot be measured here; only the end-to-end "
@@ -23,19 +24,6 @@ TRT_NO_ADAPTER = ("spec-advisor has no TensorRT-LLM probe: acceptance and verify
                   "check your version's docs); only an A/B you ran against it applies")
 CONFIG_FILE = "spec-decoding.yaml"
 DRAFT_DIR_PLACEHOLDER = "/path/to/draft-model"
-
-
-def _family(method: str) -> str:
-    m = method.lower()
-    if m.startswith("ngram"):
-        return "ngram"
-    if m in ("medusa", "mlp_speculator", "mlp-speculator"):
-        return "medusa"
-    if m in ("eagle", "eagle3", "draft-eagle3"):
-        return "eagle3"
-    if m in ("mtp", "draft-mtp", "nextn"):
-        return "mtp"
-    return "draft"
 
 
 def measured(facts: Mapping[str, object]) -> list[str]:
@@ -50,7 +38,7 @@ def measured(facts: Mapping[str, object]) -> list[str]:
 def tgi(facts: Mapping[str, object], method: str, n: int) -> tuple[tuple[str, ...], tuple[str, ...],
                                                                       list[str]]:
     """(argv, steps, notes) for text-generation-launcher."""
-    family = _family(method)
+    family = methods.family(method)
     notes = [*measured(facts), TGI_NO_COUNTS]
     if family not in ("ngram", "medusa"):
         notes.insert(0, f"TGI has no {family} option (only Medusa/MLP-speculator heads or n-gram via --speculate); "
@@ -69,7 +57,7 @@ def tgi(facts: Mapping[str, object], method: str, n: int) -> tuple[tuple[str, ..
 def trtllm(facts: Mapping[str, object], method: str, n: int) -> tuple[tuple[str, ...], tuple[str, ...],
                                                                          list[str]]:
     """(argv, steps, notes) for trtllm-serve: the argv names a YAML file the steps spell out."""
-    family = _family(method)
+    family = methods.family(method)
     draft = facts.get("spec.draft_model")
     model = draft if isinstance(draft, str) and draft else DRAFT_DIR_PLACEHOLDER
     notes = [*measured(facts), TRT_NO_ADAPTER]

@@ -47,7 +47,7 @@ th{color:var(--muted);font-weight:600;font-size:12px;text-transform:uppercase;le
 td.k{color:var(--muted);font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px;
 width:45%}
 .res{font-weight:700;font-size:12px;white-space:nowrap} .res.pass{color:var(--ok)} .res.fail{color:var(--no)}
-.res.unknown{color:var(--unk)}
+.res.unknown{color:var(--unk)} .res.muted{color:var(--muted)}
 .badge{font-size:12px;font-weight:600;padding:2px 8px;border-radius:999px;background:var(--bg);color:var(--muted);
 margin-left:8px;vertical-align:2px}
 .badge.done{color:var(--ok);background:var(--ok-bg)}

@@ -16,26 +16,15 @@ from typing import Any
 
 from advisor import __version__
 from advisor.errors import UserError
+from advisor.evidence.schema import Evidence
 from advisor.redact import redact
 from advisor.report.sections import environment_summary, headline, normalise_verdict, step_summaries
 
 REPORT_SCHEMA_VERSION = 1
-# Keys that carry prompt or model-output text anywhere inside step evidence.
-PROMPT_KEYS = frozenset({"prompt", "prompts", "text", "output", "outputs", "content", "messages",
-                         "completion", "completions", "response", "responses", "system_prompt"})
 
 
 class ReportSchemaError(UserError):
     """A report file that this version cannot read (not JSON, not a report, or from a newer version)."""
-
-
-def strip_prompts(obj: Any) -> Any:
-    """A copy of `obj` without any key named like a prompt or an output, at any depth."""
-    if isinstance(obj, Mapping):
-        return {k: strip_prompts(v) for k, v in obj.items() if str(k).lower() not in PROMPT_KEYS}
-    if isinstance(obj, list | tuple):
-        return [strip_prompts(v) for v in obj]
-    return obj
 
 
 def _json_safe(obj: Any) -> Any:
@@ -51,33 +40,36 @@ def _json_safe(obj: Any) -> Any:
     return str(obj)
 
 
-def build_report(evidence: Mapping[str, Any], facts: Mapping[str, Any], verdict: Mapping[str, Any], *,
+def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: Mapping[str, Any], *,
                  include_prompts: bool = False, run_id: str | None = None,
                  created_utc: str | None = None) -> dict[str, Any]:
     """The canonical report dict (JSON-ready) for one run.
 
-    `evidence` follows docs/evidence.md (may be empty for a report made from a facts file); `facts` is
-    the flat fact dict; `verdict` the decision dict. `run_id`/`created_utc` default to the evidence's
-    own and to now.
+    `evidence` is None for a report made from a facts file; `facts` is the flat fact dict; `verdict` the
+    decision dict. `run_id`/`created_utc` default to the evidence's own and to now.
     """
-    clean_evidence = redact(evidence if include_prompts else strip_prompts(evidence))
     clean_facts = redact(dict(facts))
     clean_verdict = normalise_verdict(redact(verdict))
-    report = {
+    run: dict[str, Any] = {"status": None, "started_utc": None, "evidence_schema_version": None,
+                           "measured_with": None}
+    if evidence is not None:
+        run = {"status": evidence.status, "started_utc": evidence.created_utc,
+               "evidence_schema_version": evidence.schema_version, "measured_with": evidence.app_version}
+    report = redact({
         "report_schema_version": REPORT_SCHEMA_VERSION,
         "app_version": __version__,
         "created_utc": created_utc or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "run_id": run_id or clean_evidence.get("run_id"),
-        "run": {"status": clean_evidence.get("status"), "started_utc": clean_evidence.get("created_utc"),
-                "evidence_schema_version": clean_evidence.get("schema_version"),
-                "measured_with": clean_evidence.get("app_version")},
+        "run_id": run_id or (evidence.run_id if evidence is not None else None),
+        "run": run,
         "includes_prompts": include_prompts,
         "headline": headline(clean_verdict, clean_facts),
         "verdict": clean_verdict,
-        "environment": environment_summary(clean_evidence, clean_facts),
-        "steps": step_summaries(clean_evidence),
+        "environment": environment_summary(evidence, clean_facts),
+        "steps": step_summaries(evidence, include_prompts=include_prompts),
         "facts": dict(sorted(clean_facts.items())),
-    }
+        **({"prompts": dict(evidence.prompts)} if include_prompts and evidence is not None and evidence.prompts
+           else {}),
+    })
     safe: dict[str, Any] = _json_safe(report)
     return safe
 

@@ -15,7 +15,7 @@ from typing import Any
 from advisor.report.html_style import CSS
 from advisor.report.model import validate_report
 from advisor.report.render_json import script_safe_json
-from advisor.report.strings import fmt_speedup, fmt_value, speedup_line, text
+from advisor.report.strings import fmt_speedup, fmt_value, speedup_line, text, trace_outcome, trace_word
 from advisor.report.svg import chart_svg
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -88,10 +88,12 @@ def _trace(report: Mapping[str, Any], lang: str) -> str:
     keys = ("rule", "branch", "fact", "op", "expected", "actual")
     rows = []
     for row in report["verdict"]["trace"]:
-        passed = row.get("passed")
-        state = "pass" if passed is True else "fail" if passed is False else "unknown"
+        outcome = trace_outcome(row)
+        # a condition that decided is coloured by where it led: a withheld or negative verdict is not "green"
+        state = {"reason": "fail" if row.get("leads_to") in ("SKIP", "INCONCLUSIVE") else "pass",
+                 "holds": "unknown", "clear": "muted"}.get(outcome, "unknown")
         cells = "".join(f"<td>{e(fmt_value(row.get(k), lang))}</td>" for k in keys)
-        rows.append(f'<tr>{cells}<td class="res {state}">{e(text(lang, "trace." + state))}</td></tr>')
+        rows.append(f'<tr>{cells}<td class="res {state}">{e(trace_word(row, lang))}</td></tr>')
     if not rows:
         body = f'<p class="muted">{e(text(lang, "trace.empty"))}</p>'
     else:
@@ -103,7 +105,7 @@ def _trace(report: Mapping[str, Any], lang: str) -> str:
 def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
     # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
     state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
-    return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "trace." + state))}'
+    return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "guard." + state))}'
             f'</td><td>{e(guard["detail"])}</td></tr>')
 
 

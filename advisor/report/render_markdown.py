@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.report.model import validate_report
-from advisor.report.strings import fmt_value, speedup_line, text
+from advisor.report.strings import fmt_value, speedup_line, text, trace_word
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _VERDICT_MARK = {"ENABLE": "✅", "SKIP": "⛔", "INCONCLUSIVE": "❔"}
@@ -102,8 +102,7 @@ def _trace_section(report: Mapping[str, Any], lang: str) -> list[str]:
     keys = ("rule", "branch", "fact", "op", "expected", "actual", "passed")
     rows = []
     for row in report["verdict"]["trace"]:
-        passed = row.get("passed")
-        result = text(lang, "trace.pass" if passed is True else "trace.fail" if passed is False else "trace.unknown")
+        result = md_text(trace_word(row, lang))  # leads_to comes from the verdict file: untrusted text
         cells = [md_text(fmt_value(row.get(k), lang)) for k in ("rule", "branch")]
         cells += [md_code(fmt_value(row.get(k), lang)) for k in ("fact", "op", "expected", "actual")]
         rows.append([*cells, result])
@@ -166,4 +165,4 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
 
 def _state_key(passed: object) -> str:
     """pass / fail / unknown: a guard that could not be checked (no GPU) is not a failure."""
-    return "trace.pass" if passed is True else "trace.fail" if passed is False else "trace.unknown"
+    return "guard.pass" if passed is True else "guard.fail" if passed is False else "guard.unknown"

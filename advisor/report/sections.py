@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
 
+from advisor.evidence.codec import encode
+from advisor.evidence.schema import Evidence
 from advisor.report.series import charts_for_step, num
 
 VERDICTS = ("ENABLE", "SKIP", "INCONCLUSIVE")
@@ -13,9 +15,13 @@ STEP_ORDER = ("preflight", "baseline", "acceptance", "verify", "batch", "ab")
 ENV_SECTIONS = ("gpu", "host", "engine", "model")
 # Identity details that let a shared report point at one person's machine (reliability.md §6.2).
 _PRIVATE_KEYS = frozenset({"uuid", "serial", "hostname", "host_name", "node", "user", "username",
-                           "pci_bus_id", "processes", "home", "cwd", "mac"})
+                           "pci_bus_id", "processes", "home", "cwd", "mac", "base_url", "engine_url", "engine_url_b"})
 _PATH_KEYS = frozenset({"model", "path", "model_path", "binary", "file", "draft_model"})
 _MAX_ROWS = 24
+TRACE_KEYS = ("rule", "branch", "fact", "op", "expected", "actual", "passed", "outcome", "leads_to")
+# Keys that carry prompt or model-output text anywhere inside step evidence.
+PROMPT_KEYS = frozenset({"prompt", "prompts", "text", "output", "outputs", "content", "messages",
+                         "completion", "completions", "response", "responses", "system_prompt"})
 
 
 def _m(value: Any) -> Mapping[str, Any]:
@@ -46,9 +52,9 @@ def _flatten(obj: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
             out[name] = clean
 
 
-def environment_summary(evidence: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def environment_summary(evidence: Evidence | None, facts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Per section (gpu, host, engine, model, settings) the scalar details worth showing, identity removed."""
-    env = _m(evidence.get("environment"))
+    env = _m(encode(evidence.environment)) if evidence is not None else {}
     out: dict[str, dict[str, Any]] = {}
     for section in ENV_SECTIONS:
         rows: dict[str, Any] = {}
@@ -59,30 +65,40 @@ def environment_summary(evidence: Mapping[str, Any], facts: Mapping[str, Any]) -
         if rows:
             out[section] = rows
     settings: dict[str, Any] = {}
-    _flatten(_m(evidence.get("config")), "", settings)
+    if evidence is not None:
+        _flatten(_m(encode(evidence.config)), "", settings)
     if settings:
         out["settings"] = settings
     return out
 
 
-def step_summaries(evidence: Mapping[str, Any]) -> list[dict[str, Any]]:
+def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> list[dict[str, Any]]:
     """One entry per step in protocol order: status, reason, timing, warnings, scalar results, charts."""
-    steps = _m(evidence.get("steps"))
+    steps = evidence.steps if evidence is not None else {}
     ordered = [s for s in STEP_ORDER if s in steps] + sorted(s for s in steps if s not in STEP_ORDER)
     out = []
     for step_id in ordered:
-        step = _m(steps[step_id])
-        ev = _m(step.get("evidence"))
+        rec = steps[step_id]
+        ev = _m(encode(rec.evidence)) if rec.evidence is not None else {}
+        if not include_prompts:
+            ev = strip_prompts(ev)
         values = {str(k): v for k, v in ev.items() if v is None or isinstance(v, str | int | float | bool)}
         guards = [{"name": str(name), "passed": _m(g).get("passed"), "detail": str(_m(g).get("detail") or "")}
                   for name, g in _m(ev.get("guards")).items()]
-        warnings = [{"code": str(_m(w).get("code") or ""), "message": str(_m(w).get("message") or w)}
-                    for w in step.get("warnings") or [] if w]
-        out.append({"id": str(step_id), "status": str(step.get("status") or "unknown"),
-                    "reason": step.get("reason"), "elapsed_s": num(step.get("elapsed_s")),
+        warnings = [{"code": w.code.value, "message": w.message} for w in rec.warnings]
+        out.append({"id": str(step_id), "status": rec.status, "reason": rec.reason, "elapsed_s": num(rec.elapsed_s),
                     "warnings": warnings, "values": values, "guards": guards,
-                    "charts": charts_for_step(str(step_id), ev), "evidence": dict(ev)})
+                    "charts": charts_for_step(rec.evidence), "evidence": dict(ev)})
     return out
+
+
+def strip_prompts(obj: Any) -> Any:
+    """A copy of `obj` without any key named like a prompt or an output, at any depth."""
+    if isinstance(obj, Mapping):
+        return {k: strip_prompts(v) for k, v in obj.items() if str(k).lower() not in PROMPT_KEYS}
+    if isinstance(obj, list | tuple):
+        return [strip_prompts(v) for v in obj]
+    return obj
 
 
 def _strings(value: Any) -> list[str]:
@@ -116,8 +132,7 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
     if word not in VERDICTS:
         warnings.append(f"unrecognised verdict {verdict.get('verdict')!r}; shown as INCONCLUSIVE")
         word = "INCONCLUSIVE"
-    trace = [{k: _m(row).get(k) for k in ("rule", "branch", "fact", "op", "expected", "actual", "passed")}
-             for row in verdict.get("trace") or [] if isinstance(row, Mapping)]
+    trace = [{k: _m(row).get(k) for k in TRACE_KEYS} for row in verdict.get("trace") or [] if isinstance(row, Mapping)]
     return {"verdict": word, "predicted_speedup": num(verdict.get("predicted_speedup")),
             "prediction_is_prior": bool(verdict.get("prediction_is_prior")),
             "because": _strings(verdict.get("because")),

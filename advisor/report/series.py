@@ -9,8 +9,18 @@ Axis and series names are keys into the string tables, so one report renders in 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
+
+from advisor.ab.types import PairResult
+from advisor.evidence.steps import (
+    ABEvidence,
+    AcceptanceEvidence,
+    BaselineEvidence,
+    BatchEvidence,
+    StepEvidence,
+    VerifyEvidence,
+)
 
 Point = list[float]
 
@@ -20,8 +30,6 @@ _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 
          2.052, 2.048, 2.045, 2.042)
 # Below 5 pairs a t interval spans most of the chart and hides the data; the band starts there.
 MIN_PAIRS_FOR_BAND = 5
-# The trap canary warns above this inflation (MLPerf TEST04 style, DESIGN.md §4 step 2).
-TRAP_THRESHOLD = 1.10
 
 
 def num(value: Any) -> float | None:
@@ -31,14 +39,6 @@ def num(value: Any) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _m(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
-
-
-def _seq(value: Any) -> Sequence[Any]:
-    return value if isinstance(value, list | tuple) else ()
-
-
 def _line(chart_id: str, x_axis: str, y_axis: str, series: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     chart = {"id": chart_id, "kind": "line", "x_axis": x_axis, "y_axis": y_axis, "series": series,
              "band": None, "ref_lines": [], "marker_x": None, "x_log2": False}
@@ -46,55 +46,48 @@ def _line(chart_id: str, x_axis: str, y_axis: str, series: list[dict[str, Any]],
     return chart
 
 
-def decode_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+def decode_chart(ev: BaselineEvidence) -> dict[str, Any] | None:
     """Baseline decode tok/s per measured request."""
-    points: list[Point] = []
-    for i, sample in enumerate(_seq(ev.get("samples"))):
-        value = num(sample) if not isinstance(sample, Mapping) else (
-            num(sample.get("decode_tok_s")) or num(sample.get("tok_s")))
-        if value is None and isinstance(sample, Mapping) and (ms := num(sample.get("ms_per_token"))):
-            value = 1000.0 / ms if ms > 0 else None
-        if value is not None:
-            points.append([float(i + 1), value])
+    points = [[float(i + 1), r.tok_s] for i, r in enumerate(ev.samples) if num(r.tok_s) is not None]
     if not points:
         return None
     return _line("decode", "request", "tok_s", [{"key": "decode_tok_s", "points": points}])
 
 
-def acceptance_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+def acceptance_chart(ev: AcceptanceEvidence) -> dict[str, Any] | None:
     """Acceptance rate per prompt category, with its CI."""
-    per_category = _m(ev.get("per_category"))
-    rows = [(str(cat), _m(v)) for cat, v in per_category.items() if num(_m(v).get("rate")) is not None]
+    rows = [(cat, v) for cat, v in ev.per_category.items() if num(v.rate) is not None]
     if not rows:
         return None
     return {"id": "acceptance", "kind": "bar", "y_axis": "acceptance_rate",
-            "categories": [cat for cat, _ in rows], "values": [num(v.get("rate")) for _, v in rows],
-            "low": [num(v.get("ci_low")) for _, v in rows], "high": [num(v.get("ci_high")) for _, v in rows],
-            "y_max": 1.0}
+            "categories": [cat for cat, _ in rows], "values": [v.rate for _, v in rows],
+            "low": [v.ci_low for _, v in rows], "high": [v.ci_high for _, v in rows], "y_max": 1.0}
 
 
-def canary_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+def canary_chart(ev: AcceptanceEvidence) -> dict[str, Any] | None:
     """The trap canary: tok/s and acceptance of one prompt repeated, relative to its first run."""
-    repeats = [_m(r) for r in _seq(_m(ev.get("canary")).get("repeats"))]
+    if ev.canary is None:
+        return None
     series = []
     for key in ("tok_s", "rate"):
-        values = [(num(r.get("i")), num(r.get(key))) for r in repeats]
-        pairs = [(i if i is not None else float(n + 1), v) for n, (i, v) in enumerate(values) if v is not None]
+        pairs = [(float(r.i), v) for r in ev.canary.repeats if (v := num(getattr(r, key))) is not None]
         if pairs and pairs[0][1] > 0:
             first = pairs[0][1]
             series.append({"key": f"canary_{key}", "points": [[x, v / first] for x, v in pairs]})
     if not series:
         return None
-    return _line("canary", "repeat", "relative_to_first", series,
-                 ref_lines=[{"y": 1.0, "key": "parity"}, {"y": TRAP_THRESHOLD, "key": "trap_threshold"}])
+    refs: list[dict[str, Any]] = [{"y": 1.0, "key": "parity"}]
+    if ev.canary.threshold is not None:  # the limit the run was judged by (rules/policy.toml [canary])
+        refs.append({"y": ev.canary.threshold, "key": "trap_threshold"})
+    return _line("canary", "repeat", "relative_to_first", series, ref_lines=refs)
 
 
-def verify_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+def verify_chart(ev: VerifyEvidence) -> dict[str, Any] | None:
     """Verify cost T(k)/T(1): measured points beside the model's prediction."""
-    points = [_m(p) for p in _seq(ev.get("points"))]
     series = []
-    for key, field in (("verify_measured", "ratio"), ("verify_predicted", "predicted_ratio")):
-        pts = [[k, r] for p in points if (k := num(p.get("k"))) is not None and (r := num(p.get(field))) is not None]
+    measured = [[float(p.k), p.ratio] for p in ev.points if num(p.ratio) is not None]
+    predicted = [[float(p.k), p.predicted_ratio] for p in ev.points if num(p.predicted_ratio) is not None]
+    for key, pts in (("verify_measured", measured), ("verify_predicted", predicted)):
         if pts:
             series.append({"key": key, "points": pts})
     if not series:
@@ -102,41 +95,33 @@ def verify_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
     return _line("verify", "k_tokens", "cost_ratio", series, ref_lines=[{"y": 1.0, "key": "parity"}])
 
 
-def batch_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+def batch_chart(ev: BatchEvidence) -> dict[str, Any] | None:
     """Aggregate tok/s by concurrency with speculation off and on, and the crossover."""
-    levels = [_m(level) for level in _seq(ev.get("levels"))]
     series = []
     for key in ("off_tok_s", "on_tok_s"):
-        pts = [[c, v] for lv in levels
-               if (c := num(lv.get("concurrency"))) is not None and (v := num(lv.get(key))) is not None]
+        pts = [[float(lv.concurrency), v] for lv in ev.levels if (v := num(getattr(lv, key))) is not None]
         if pts:
             series.append({"key": f"batch_{key}", "points": pts})
     if not series:
         return None
-    return _line("batch", "concurrency", "tok_s", series, marker_x=num(ev.get("crossover_concurrency")),
-                 x_log2=True)
+    return _line("batch", "concurrency", "tok_s", series, marker_x=num(ev.crossover_concurrency), x_log2=True)
 
 
-def pair_log_ratio(pair: Mapping[str, Any]) -> float | None:
-    """d = log(ms/token off ÷ on) for one A/B pair, from whichever fields the pair carries."""
-    if (d := num(pair.get("d"))) is not None:
-        return d
-    if (s := num(pair.get("speedup"))) is not None and s > 0:
-        return math.log(s)
-    off = num(pair.get("off_ms_per_token")) or num(_m(pair.get("off")).get("ms_per_token"))
-    on = num(pair.get("on_ms_per_token")) or num(_m(pair.get("on")).get("ms_per_token"))
-    if off and on and off > 0 and on > 0:
+def pair_log_ratio(pair: PairResult) -> float | None:
+    """d = log(ms/token off ÷ on) for one complete A/B pair; None for a failed one."""
+    off, on = num(pair.off_ms_per_token), num(pair.on_ms_per_token)
+    if off and on and off > 0 and on > 0 and pair.off_error is None and pair.on_error is None:
         return math.log(off / on)
     return None
 
 
-def ab_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
+def ab_chart(ev: ABEvidence) -> dict[str, Any] | None:
     """Per-prompt speedups in run order, with the running geometric mean and its 95% CI.
 
     The running CI is the plain t interval at each n, for display; the verdict itself uses the
     sequential (Pocock-style) bound, which is wider.
     """
-    ds = [d for p in _seq(ev.get("pairs")) if (d := pair_log_ratio(_m(p))) is not None]
+    ds = [d for p in ev.pairs if (d := pair_log_ratio(p)) is not None]
     if not ds:
         return None
     per_prompt = [[float(i + 1), math.exp(d)] for i, d in enumerate(ds)]
@@ -150,15 +135,21 @@ def ab_chart(ev: Mapping[str, Any]) -> dict[str, Any] | None:
             low.append([float(n), math.exp(mean - half)])
             high.append([float(n), math.exp(mean + half)])
     band = {"key": "running_ci", "low": low, "high": high} if low else None
+    refs: list[dict[str, Any]] = [{"y": 1.0, "key": "parity"}]
+    if ev.margin is not None:  # the decision line the run was judged by (rules/policy.toml [ab])
+        refs.append({"y": 1.0 + ev.margin, "key": "bounds"})
     return _line("ab", "pair", "speedup", [{"key": "ab_per_prompt", "points": per_prompt, "dots": True},
-                                          {"key": "ab_running", "points": running}],
-                 band=band, ref_lines=[{"y": 1.0, "key": "parity"}])
+                                          {"key": "ab_running", "points": running}], band=band, ref_lines=refs)
 
 
-CHARTS_BY_STEP = {"baseline": (decode_chart,), "acceptance": (acceptance_chart, canary_chart),
-                  "verify": (verify_chart,), "batch": (batch_chart,), "ab": (ab_chart,)}
+_Chart = Callable[[Any], "dict[str, Any] | None"]
+CHARTS_BY_TYPE: dict[type, tuple[_Chart, ...]] = {
+    BaselineEvidence: (decode_chart,), AcceptanceEvidence: (acceptance_chart, canary_chart),
+    VerifyEvidence: (verify_chart,), BatchEvidence: (batch_chart,), ABEvidence: (ab_chart,)}
 
 
-def charts_for_step(step_id: str, ev: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """All charts a step's evidence supports (none when the data is absent or malformed)."""
-    return [chart for make in CHARTS_BY_STEP.get(step_id, ()) if (chart := make(ev)) is not None]
+def charts_for_step(ev: StepEvidence | None) -> list[dict[str, Any]]:
+    """All charts a step's evidence supports (none when the data is absent)."""
+    if ev is None:
+        return []
+    return [chart for make in CHARTS_BY_TYPE.get(type(ev), ()) if (chart := make(ev)) is not None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from advisor.report import strings_en, strings_zh
@@ -22,6 +23,23 @@ def text(lang: str, key: str, **values: Any) -> str:
     if template is None:
         return key.split(".", 1)[-1]
     return template.format(**values) if values else template
+
+
+def trace_outcome(row: Mapping[str, Any]) -> str:
+    """A trace row's outcome (reason, holds, clear, unknown); rows from older verdicts carry only `passed`."""
+    outcome = row.get("outcome")
+    if outcome in ("reason", "holds", "clear", "unknown"):
+        return str(outcome)
+    passed = row.get("passed")
+    return "holds" if passed is True else "clear" if passed is False else "unknown"
+
+
+def trace_word(row: Mapping[str, Any], lang: str) -> str:
+    """How a trace row reads in `lang`: the conditions that decided say where they led."""
+    outcome = trace_outcome(row)
+    leads_to = str(row.get("leads_to") or "")
+    shown = text(lang, f"verdict.{leads_to}") if leads_to in ("ENABLE", "SKIP", "INCONCLUSIVE") else leads_to
+    return text(lang, f"trace.{outcome}", leads_to=shown) if outcome == "reason" else text(lang, f"trace.{outcome}")
 
 
 def fmt_speedup(value: float | None) -> str:

@@ -124,7 +124,9 @@ def line_chart(chart: Mapping[str, Any], label: Label) -> str:
         y = py(ref["y"])
         cls = "ref warn" if ref.get("key") == "trap_threshold" else "ref"
         parts.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" class="{cls}"/>')
-        parts.append(_text(W - RIGHT - 4, y - 4, label(f"series.{ref.get('key')}"), "rl", "end"))
+        # the label carries the line's own value, so a policy override moves the words with the line
+        parts.append(_text(W - RIGHT - 4, y - 4, label(f"series.{ref.get('key')}").format(value=ref["y"]), "rl",
+                           "end"))
     marker = chart.get("marker_x")
     if isinstance(marker, int | float) and (not log2 or marker > 0):
         x = px(float(marker))

@@ -35,6 +35,7 @@ class Arm:
     adapter: EngineAdapter
     server: ManagedServer | None = None
     command_line: list[str] = field(default_factory=list)
+    spec_argv: tuple[str, ...] = ()   # the speculative part of command_line, as the flag builder wrote it
 
     def restart(self) -> None:
         """Managed arms only: stop and start a fresh server (clears caches and n-gram tables)."""
@@ -45,6 +46,7 @@ class Arm:
         self.server = ManagedServer(old.binary, old.config, old.log_path.parent).start()
         self.adapter = LlamaCppAdapter(self.server.base_url)
         self.command_line = list(self.server.argv)
+        self.spec_argv = self.server.spec_argv
 
 
 @dataclass
@@ -66,6 +68,10 @@ class Arms:
     def command_lines(self) -> dict[str, list[str]]:
         """Engine command lines per arm (managed mode), for the evidence."""
         return {a.name: a.command_line for a in (self.off, self.on) if a is not None and a.command_line}
+
+    def spec_args(self) -> dict[str, tuple[str, ...]]:
+        """The speculative flags per managed arm (what the recommendation repeats, token for token)."""
+        return {a.name: a.spec_argv for a in (self.off, self.on) if a is not None and a.server is not None}
 
 
 def resolve_model(config: CheckConfig) -> Path:
@@ -100,7 +106,7 @@ def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
         for name, cfg in (("off", off_cfg), ("on", on_cfg)):
             server = ManagedServer(binary, cfg, log_dir).start()
             arm = Arm(name=name, adapter=LlamaCppAdapter(server.base_url), server=server,  # type: ignore[arg-type]
-                      command_line=list(server.argv))
+                      command_line=list(server.argv), spec_argv=server.spec_argv)
             setattr(arms, name, arm)
     except BaseException:
         arms.stop()

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import weakref
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -23,7 +24,9 @@ from types import TracebackType
 import httpx
 
 from advisor.errors import UserError
-from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, draft_length_args
+from advisor.recommend.llamacpp import SpecSettings, UnsupportedSpec
+from advisor.recommend.llamacpp import spec_args as llamacpp_spec_args
+from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary
 
 log = logging.getLogger(__name__)
 
@@ -58,35 +61,32 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:
-    """The speculative-decoding flags in the binary's own dialect; never a flag it does not know."""
+def spec_settings(config: ServerConfig) -> SpecSettings | None:
+    """The speculation `config` asks for (None: speculation off)."""
     if not config.spec_on:
+        return None
+    method = config.spec_type if config.spec_type and config.spec_type != "none" else "draft-simple"
+    return SpecSettings(method=method, draft_model=str(config.draft_model) if config.draft_model else None,
+                        draft_max=config.draft_max)
+
+
+def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:
+    """The speculative-decoding flags in the binary's own dialect (advisor/recommend/llamacpp.py builds them,
+    the same builder the recommendation uses); a flag the binary lacks is a UserError, never sent."""
+    settings = spec_settings(config)
+    if settings is None:
         return []
-    args: list[str] = []
-    spec_type = config.spec_type or ("draft-simple" if config.draft_model else None)
-    new = dialect is None or dialect.generation != "old"
-    # Old builds enable a plain draft model via -md alone and only know n-gram types for --spec-type.
-    via_draft_model_only = not new and spec_type == "draft-simple"
-    if spec_type and spec_type != "none" and not via_draft_model_only:
-        if dialect and dialect.spec_types and spec_type not in dialect.spec_types:
-            raise UserError(
-                f"this llama-server does not support --spec-type {spec_type}",
-                hint=f"supported: {', '.join(dialect.spec_types)}",
-            )
-        args += ["--spec-type", spec_type]
-    if config.draft_model is not None:
-        args += ["-md", str(config.draft_model)]
-    if config.draft_max is not None:
-        generation = dialect.generation if dialect else "new"
-        length = draft_length_args(spec_type or "draft-simple", generation, config.draft_max)
-        if dialect is not None and not all(dialect.knows(a) for a in length if a.startswith("-")):
-            raise UserError(f"this llama-server cannot limit {spec_type} drafts with {' '.join(length[::2])}")
-        args += length
-    return args
+    try:
+        return llamacpp_spec_args(settings, dialect)
+    except UnsupportedSpec as exc:
+        hint = f"supported: {', '.join(dialect.spec_types)}" if dialect and dialect.spec_types else ""
+        raise UserError(str(exc), hint=hint) from exc
 
 
-def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int) -> list[str]:
-    """Full command line for `config` on `port`, bound to loopback only."""
+def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int,
+               spec: Sequence[str] | None = None) -> list[str]:
+    """Full command line for `config` on `port`, bound to loopback only (`spec`: its speculative flags,
+    when the caller already built them with `spec_args`)."""
     dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
     argv = [
         binary.path, "-m", str(config.model), "--host", LOOPBACK, "--port", str(port),
@@ -105,7 +105,7 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int) -> li
         argv += ["--poll", "0"]
     if config.threads:
         argv += ["-t", str(config.threads)]
-    return argv + spec_args(config, dialect) + list(config.extra_args)
+    return argv + list(spec if spec is not None else spec_args(config, dialect)) + list(config.extra_args)
 
 
 def _die_with_parent() -> None:
@@ -134,7 +134,9 @@ class ManagedServer:
         self.config = config
         self.port = free_port()
         self.base_url = f"http://{LOOPBACK}:{self.port}"
-        self.argv = build_argv(binary, config, self.port)
+        dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
+        self.spec_argv = tuple(spec_args(config, dialect))  # recorded: the recommendation repeats exactly these
+        self.argv = build_argv(binary, config, self.port, self.spec_argv)
         log_dir.mkdir(parents=True, exist_ok=True)
         self.log_path = log_dir / f"llama-server-{config.label}-{self.port}.log"
         self._proc: subprocess.Popen[bytes] | None = None

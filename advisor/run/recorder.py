@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from advisor.events import Event, SessionDone, StepDone, UnitDone
+from advisor.evidence.codec import encode
 from advisor.evidence.jsonsafe import json_safe
 from advisor.history.store import RunStore
 
@@ -24,9 +25,10 @@ class Recorder:
     def __call__(self, event: Event) -> None:
         """Persist the events that carry results."""
         if isinstance(event, UnitDone):
-            self.store.record_unit(self.run_id, event.step, event.key, json_safe(event.payload))
+            self.store.record_unit(self.run_id, event.step, event.key, encode(event.payload))
         elif isinstance(event, StepDone):
-            self.store.finish_step(self.run_id, event.step, event.status, json_safe(dict(event.evidence)))
+            evidence = encode(event.evidence) if event.evidence is not None else {}
+            self.store.finish_step(self.run_id, event.step, event.status, evidence)
         elif isinstance(event, SessionDone):
             verdict: Mapping[str, Any] | None = event.verdict
             facts = verdict.get("facts") if verdict else None

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -18,24 +19,26 @@ from typing import Any
 from advisor import __version__, paths
 from advisor.atomic import write_atomic
 from advisor.config import CheckConfig
+from advisor.decide.policy import Policy, default_policy
 from advisor.decide.reconcile import decide_evidence
+from advisor.decide.rules import RuleSet, load_rules
 from advisor.errors import UserError
-from advisor.events import Event, SessionDone, StepDone, StepStarted
-from advisor.evidence.jsonsafe import json_safe
+from advisor.events import Event, SessionDone, SessionStatus, StepDone, StepStarted
+from advisor.evidence.codec import encode
+from advisor.evidence.io import save_evidence
+from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord, WorkloadSummary
+from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
-from advisor.redact import redact
 from advisor.run.arms import Arms, attach, start_managed
 from advisor.run.environment import gather
 from advisor.run.plan import WorkloadPlan, plan_workload
 from advisor.run.recorder import Recorder
 from advisor.steps.base import Step, StepContext
 from advisor.steps.registry import steps_for
-from probes.engines.base import EngineError
+from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler
-from probes.serialize import to_jsonable
 
 log = logging.getLogger(__name__)
-SCHEMA_VERSION = 1
 Subscriber = Callable[[Event], None]
 
 
@@ -43,7 +46,8 @@ class Session:
     """One check. Construct, subscribe, `run()`; `cancel()` from any thread stops it at the next event."""
 
     def __init__(self, config: CheckConfig, subscribers: Iterable[Subscriber] = (),
-                 run_dir: Path | None = None, store: RunStore | None = None, resume_run_id: str | None = None) -> None:
+                 run_dir: Path | None = None, store: RunStore | None = None, resume_run_id: str | None = None,
+                 rules: RuleSet | None = None) -> None:
         self.config = config
         self.subscribers = list(subscribers)
         self.store = store
@@ -53,11 +57,22 @@ class Session:
         self.cancel_flag = threading.Event()
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         self.run_dir = run_dir or config.out_dir or paths.runs_dir() / stamp
-        self.evidence: dict[str, Any] = {
-            "schema_version": SCHEMA_VERSION, "app_version": __version__,
-            "created_utc": datetime.now(UTC).isoformat(timespec="seconds"), "status": "running",
-            "config": config.to_dict(), "environment": {}, "steps": {},
-        }
+        self.evidence = Evidence(config=ConfigRecord.of(config), app_version=__version__,
+                                 created_utc=datetime.now(UTC).isoformat(timespec="seconds"))
+        # The rules decide at the end; a typo in the user's override must stop the run before it measures,
+        # so they load now and `run()` refuses to start when they could not.
+        self.rules_error: UserError | None = None
+        self.rules: RuleSet | None = rules
+        if self.rules is None:
+            try:
+                self.rules = load_rules()
+            except UserError as exc:
+                self.rules_error = exc
+
+    @property
+    def policy(self) -> Policy:
+        """The policy this run is judged by (the built-in one when the rules did not load; the run then fails)."""
+        return self.rules.policy if self.rules is not None else default_policy()
 
     def cancel(self) -> None:
         """Ask the run to stop; what was measured is kept."""
@@ -78,24 +93,28 @@ class Session:
 
     def save(self) -> None:
         """Write evidence.json atomically (secrets redacted, NaN as null)."""
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        text = json.dumps(json_safe(redact(self.evidence)), indent=1, allow_nan=False)
-        write_atomic(self.evidence_path, text)
+        save_evidence(self.evidence, self.run_dir)
 
     def run(self) -> SessionDone:
         """Measure, decide, and return the final event (also sent to subscribers)."""
         arms: Arms | None = None
+        rules = self.rules
+        if rules is None:
+            error = self.rules_error or UserError("the rules did not load")
+            done = SessionDone(status="failed", run_dir="", message=_message(error))
+            self.emit(done)
+            return done
         if self.store is not None:
             self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {})
-            self.evidence["run_id"] = self.run_id
+            self.evidence = replace(self.evidence, run_id=self.run_id)
             self.subscribers.append(Recorder(self.store, self.run_id))
         try:
             arms = self.arms = self._start()
-            self._run_steps(arms, self._plan(arms))
-            status = "aborted" if self.cancel_flag.is_set() else "complete"
+            self._run_steps(arms, self._plan(arms), rules)
+            status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
             done = self._finish(status, "")
         except UserError as exc:
-            done = self._finish("failed", f"{exc}" + (f"\n{exc.hint}" if exc.hint else ""))
+            done = self._finish("failed", _message(exc))
         except KeyboardInterrupt:
             self.cancel_flag.set()
             done = self._finish("aborted", "interrupted")
@@ -114,9 +133,9 @@ class Session:
         arms = start_managed(cfg, log_dir) if cfg.mode == "managed" else attach(cfg)
         model = arms.model_path or cfg.model
         env = gather(model, binary=arms.binary)
-        env["command_lines"] = arms.command_lines()
-        env["engine"] = _engine_summary(arms)
-        self.evidence["environment"] = to_jsonable(env)
+        env = replace(env, command_lines={k: tuple(v) for k, v in arms.command_lines().items()},
+                      spec_args=arms.spec_args(), engine=_engine_info(arms))
+        self.evidence = replace(self.evidence, environment=env)
         self.save()
         return arms
 
@@ -125,15 +144,18 @@ class Session:
         arm = arms.off or arms.on
         formatter = getattr(arm.adapter, "apply_template", None) if arm else None
         plan = plan_workload(self.config, formatter)
-        self.evidence["workload"] = plan.to_dict()
+        self.evidence = replace(self.evidence, workload=WorkloadSummary(
+            source=plan.source, baseline=tuple(p.id for p in plan.baseline),
+            acceptance=tuple(p.id for p in plan.acceptance), ab=tuple(p.id for p in plan.ab),
+            canary=plan.canary.id, categories=tuple(sorted({p.category for p in plan.acceptance}))))
         return plan
 
-    def _run_steps(self, arms: Arms, plan: WorkloadPlan) -> None:
+    def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:
-            ctx = StepContext(config=self.config, arms=arms, environment=self.evidence["environment"],
-                              workload=plan, cancel=self.cancel_flag, sampler=sampler)
+            ctx = StepContext(config=self.config, arms=arms, environment=self.evidence.environment,
+                              workload=plan, policy=rules.policy, cancel=self.cancel_flag, sampler=sampler)
             self._steps_loop(ctx)
-        self.evidence["telemetry"] = sampler.summary().to_dict()
+        self.evidence = replace(self.evidence, telemetry=sampler.summary())
 
     def _steps_loop(self, ctx: StepContext) -> None:
         steps: Sequence[Step] = steps_for(self.config.steps)
@@ -145,12 +167,12 @@ class Session:
                 # Units measured before the restart are reused as they were; only whole units exist.
                 ctx.resume_units = self.store.completed_units(self.run_id, step.id)
             done = self._run_one(step, ctx)
-            ctx.prior[step.id] = done.evidence
-            self.evidence["steps"][step.id] = {
-                "status": done.status, "reason": done.reason, "elapsed_s": done.elapsed_s,
-                "warnings": [{"code": w.code, "message": w.message} for w in done.warnings],
-                "evidence": dict(done.evidence),
-            }
+            if done.evidence is not None:
+                ctx.prior[step.id] = done.evidence
+            record = StepRecord(status=done.status, reason=done.reason, elapsed_s=done.elapsed_s,
+                                warnings=tuple(StepWarning(w.code, w.message) for w in done.warnings),
+                                evidence=done.evidence)
+            self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
             self.save()
 
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
@@ -172,31 +194,28 @@ class Session:
         self.emit(done)
         return done
 
-    def _finish(self, status: str, message: str) -> SessionDone:
-        self.evidence["status"] = status
-        if message:
-            self.evidence["message"] = message
-        verdict = None
-        if self.evidence["steps"]:
-            verdict = decide_evidence(self.evidence)
-            self.evidence["reconciliation"] = verdict.pop("reconciliation", None)
-            write_atomic(self.run_dir / "verdict.json", json.dumps(json_safe(verdict), indent=1))
-        if self.evidence["environment"]:  # nothing started (bad URL, no engine): no empty run folder
+    def _finish(self, status: SessionStatus, message: str) -> SessionDone:
+        self.evidence = replace(self.evidence, status=status, message=message)
+        verdict: dict[str, Any] | None = None
+        if self.evidence.steps and self.rules is not None:
+            verdict, reconciliation = decide_evidence(self.evidence, self.rules)
+            self.evidence = replace(self.evidence, reconciliation=reconciliation)
+            write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))
+        if self.evidence.environment.probed:  # nothing started (bad URL, no engine): no empty run folder
             self.save()
         run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
-        return SessionDone(status=status, run_dir=run_dir, verdict=verdict,  # type: ignore[arg-type]
-                           message=message)
+        return SessionDone(status=status, run_dir=run_dir, verdict=verdict, message=message)
 
 
-def _engine_summary(arms: Arms) -> dict[str, Any]:
+def _message(exc: UserError) -> str:
+    return f"{exc}" + (f"\n{exc.hint}" if exc.hint else "")
+
+
+def _engine_info(arms: Arms) -> EngineInfo | None:
     arm = arms.on or arms.off
     if arm is None:
-        return {}
+        return None
     try:
-        info = to_jsonable(arm.adapter.info())
+        return arm.adapter.info()
     except EngineError as exc:
         raise UserError(f"the engine stopped answering: {exc}") from exc
-    summary: dict[str, Any] = dict(info) if isinstance(info, dict) else {}
-    if arms.binary is not None and not isinstance(arms.binary.dialect, type(None)):
-        summary["flag_dialect"] = to_jsonable(arms.binary.to_dict()).get("flag_dialect")  # type: ignore[union-attr]
-    return summary

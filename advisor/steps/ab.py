@@ -11,27 +11,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import replace
 from typing import Any
 
 from advisor.ab.decision import decide_ab
-from advisor.ab.sequential import ABPolicy, Decision
-from advisor.ab.types import ABDecision, PairResult
+from advisor.ab.policy import ABPolicy
+from advisor.ab.types import ABDecision, Decision, PairResult
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
+from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
+from advisor.evidence.units import ABUnit, ArmResult
+from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, missing_arm, warn
-from advisor.steps.common import RequestRecord, run_prompt
+from advisor.steps.common import run_prompt
 from probes.engines.base import EngineAdapter, EngineError
 
-# Stop early when one arm fails this many times in a row: its server is down, more pairs only add failures.
-MAX_CONSECUTIVE_FAILURES = 3
 
-
-def policy_for(max_pairs: int) -> ABPolicy:
-    """The default policy with looks limited to the pair budget. Fewer looks under the 6-look Pocock constant
-    spend less than α, so a quick run is conservative, never more permissive (reliability.md §2.5)."""
-    base = ABPolicy()
+def policy_for(base: ABPolicy, max_pairs: int) -> ABPolicy:
+    """`base` with its looks limited to the pair budget. Fewer looks under the 6-look Pocock constant spend
+    less than α, so a quick run is conservative, never more permissive (reliability.md §2.5)."""
     looks = tuple(n for n in base.looks if n <= max_pairs) or (base.looks[0],)
-    return ABPolicy(looks=looks)
+    return replace(base, looks=looks)
 
 
 class ABStep:
@@ -50,7 +49,7 @@ class ABStep:
         budget = ctx.config.budget
         prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
-        policy = policy_for(min(budget.ab_max_pairs, len(prompts)))
+        policy = policy_for(ctx.policy.ab, min(budget.ab_max_pairs, len(prompts)))
         pairs: list[PairResult] = []
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}
@@ -59,11 +58,11 @@ class ABStep:
             if ctx.cancelled:
                 stop_reason = "cancelled by the user"
                 break
-            saved = ctx.resume_units.get(prompt.id)
-            pair = PairResult(**saved["pair"]) if saved else None
-            if pair is None:
-                pair, records = _measure_pair(off, on, prompt, on_first=i % 2 == 1, ctx=ctx)
-                yield UnitDone(self.id, prompt.id, {"pair": asdict(pair), **records})
+            unit = ctx.resumed(prompt.id, ABUnit)
+            if unit is None:
+                unit = _measure_pair(off, on, prompt, on_first=i % 2 == 1, ctx=ctx)
+                yield UnitDone(self.id, prompt.id, unit)
+            pair = unit.pair
             pairs.append(pair)
             for arm, err in (("off", pair.off_error), ("on", pair.on_error)):
                 streak[arm] = streak[arm] + 1 if err else 0
@@ -72,17 +71,17 @@ class ABStep:
             yield Progress(self.id, i + 1, len(prompts), f"pair {i + 1}: {decision.decision.value}")
             if decision.decision is not Decision.CONTINUE:
                 break
-            if max(streak.values()) >= MAX_CONSECUTIVE_FAILURES:
+            if max(streak.values()) >= policy.max_consecutive_failures:
                 arm = max(streak, key=lambda a: streak[a])
                 stop_reason = f"the {arm} arm failed {streak[arm]} times in a row (engine down?)"
                 break
         if decision is None:
             decision = decide_ab(pairs, policy)
         evidence = summarise(decision, pairs, policy, stop_reason)
-        warnings = [warn(self.id, f"guard-{name}", detail)
+        warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in decision.guards.items() if not ok]
         if stop_reason:
-            warnings.append(warn(self.id, "stopped", stop_reason))
+            warnings.append(warn(self.id, WarningCode.STOPPED, stop_reason))
         yield from warnings
         status: StepStatus = "aborted" if ctx.cancelled else "done"
         yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
@@ -101,7 +100,7 @@ def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> tup
 
 
 def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_first: bool,
-                  ctx: StepContext) -> tuple[PairResult, dict[str, Any]]:
+                  ctx: StepContext) -> ABUnit:
     order = (("on", on), ("off", off)) if on_first else (("off", off), ("on", on))
     started = time.monotonic()
     got: dict[str, tuple[RequestRecord | None, str]] = {name: _arm(a, prompt, name, ctx) for name, a in order}
@@ -118,8 +117,7 @@ def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_firs
         throttled=ctx.throttled_since(started),
     )
     # Both arms always travel together: the history stores a pair whole or not at all.
-    records = {name: rec.to_dict() if rec is not None else {"error": err} for name, (rec, err) in got.items()}
-    return pair, records
+    return ABUnit(pair, ArmResult(off_rec, off_err or None), ArmResult(on_rec, on_err or None))
 
 
 def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:
@@ -132,21 +130,19 @@ def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:
         yield Sample("ab", "ci_high", float(i + 1), d.ci_high)
 
 
-def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_reason: str) -> dict[str, Any]:
-    """Evidence dict (docs/evidence.md `ab`). CONTINUE at the end means the budget ran out: INCONCLUSIVE."""
+def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_reason: str) -> ABEvidence:
+    """The A/B evidence. CONTINUE at the end means the budget ran out: INCONCLUSIVE."""
     decision = d.decision.value if d.decision is not Decision.CONTINUE else Decision.INCONCLUSIVE.value
     reasons = list(d.reasons)
     if d.decision is Decision.CONTINUE:
         reasons.append(f"stopped after {len(pairs)} pairs before a planned look could decide"
                        + (f": {stop_reason}" if stop_reason else ""))
-    return {
-        "decision": decision, "speedup": d.speedup, "ci_low": d.ci_low, "ci_high": d.ci_high,
-        "bound_low": d.bound_low, "bound_high": d.bound_high, "ratio_of_totals": d.ratio_of_totals,
-        "median_speedup": d.median_speedup, "n_prompts": d.n_pairs, "n_attempted": d.n_attempted,
-        "n_failed_off": d.n_failed_off, "n_failed_on": d.n_failed_on,
-        "outputs_match_rate": d.outputs_match_rate,
-        "off_p50_ms": d.off_p50_ms, "off_p99_ms": d.off_p99_ms, "on_p50_ms": d.on_p50_ms, "on_p99_ms": d.on_p99_ms,
-        "guards": {k: {"passed": ok, "detail": detail} for k, (ok, detail) in d.guards.items()},
-        "reasons": reasons, "look": d.look, "margin": policy.margin, "looks": list(policy.looks),
-        "pairs": [asdict(p) for p in pairs],
-    }
+    return ABEvidence(
+        decision=decision, speedup=d.speedup, ci_low=d.ci_low, ci_high=d.ci_high,  # type: ignore[arg-type]
+        bound_low=d.bound_low, bound_high=d.bound_high, ratio_of_totals=d.ratio_of_totals,
+        median_speedup=d.median_speedup, n_prompts=d.n_pairs, n_attempted=d.n_attempted,
+        n_failed_off=d.n_failed_off, n_failed_on=d.n_failed_on, outputs_match_rate=d.outputs_match_rate,
+        off_p50_ms=d.off_p50_ms, off_p99_ms=d.off_p99_ms, on_p50_ms=d.on_p50_ms, on_p99_ms=d.on_p99_ms,
+        guards={k: Guard(ok, detail) for k, (ok, detail) in d.guards.items()},
+        reasons=tuple(reasons), look=d.look, margin=policy.margin, looks=tuple(policy.looks), pairs=tuple(pairs),
+    )

@@ -5,13 +5,20 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from advisor.config import CheckConfig
+from advisor.decide.policy import Policy
 from advisor.events import Event, QualityWarning, StepDone
+from advisor.evidence.codec import EvidenceError, decode
+from advisor.evidence.schema import Environment
+from advisor.evidence.steps import StepEvidence
+from advisor.evidence.warnings import WarningCode
 from advisor.run.arms import Arms
 from advisor.run.plan import WorkloadPlan
 from probes.gpu.sampler import GpuSampler
+
+U = TypeVar("U")
 
 
 @dataclass
@@ -20,12 +27,24 @@ class StepContext:
 
     config: CheckConfig
     arms: Arms
-    environment: Mapping[str, Any]
+    environment: Environment
     workload: WorkloadPlan
+    policy: Policy
     cancel: threading.Event = field(default_factory=threading.Event)
-    prior: dict[str, Mapping[str, Any]] = field(default_factory=dict)
+    prior: dict[str, StepEvidence] = field(default_factory=dict)
     resume_units: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sampler: GpuSampler | None = None   # ~10 Hz GPU telemetry during the run (no-op without a GPU)
+
+    def resumed(self, key: str, cls: type[U]) -> U | None:
+        """The unit `key` measured before a restart, as `cls`; None when there is none (or it is unreadable,
+        e.g. written by an older release: then it is measured again rather than guessed)."""
+        raw = self.resume_units.get(key)
+        if raw is None:
+            return None
+        try:
+            return decode(cls, raw, f"resumed unit {key}")
+        except EvidenceError:
+            return None
 
     def throttled_since(self, t_monotonic_s: float) -> bool:
         """True when any GPU sample since `t_monotonic_s` shows power/thermal clock limits."""
@@ -60,6 +79,6 @@ def missing_arm(step: str, what: str) -> StepDone:
     return skipped(step, f"needs {what}; in attach mode pass both --engine-url and --engine-url-b")
 
 
-def warn(step: str, code: str, message: str) -> QualityWarning:
+def warn(step: str, code: WarningCode, message: str) -> QualityWarning:
     """Shorthand for a quality warning."""
     return QualityWarning(step=step, code=code, message=message)

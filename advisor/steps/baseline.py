@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 from advisor import stats
 from advisor.events import Event, Progress, QualityWarning, Sample, StepDone, StepStatus
+from advisor.evidence.steps import BaselineEvidence, RequestRecord
+from advisor.evidence.warnings import WarningCode
 from advisor.perf import roofline
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import percentile_or_none, run_prompt
-
-# pyperf warns when the standard deviation exceeds 10% of the mean (reliability.md §1.1).
-NOISY_CV_PCT = 10.0
 
 
 class BaselineStep:
@@ -44,41 +43,39 @@ class BaselineStep:
                 yield Sample(self.id, "decode_tok_s", float(i), rec.tok_s)
             yield Progress(self.id, i + 1, len(ctx.workload.baseline), prompt.id)
         evidence, warnings = summarise(records, ctx)
-        if "roofline_tok_s" in evidence:
-            yield Sample(self.id, "roofline_tok_s", 0.0, float(evidence["roofline_tok_s"]))
+        if evidence.roofline_tok_s is not None:
+            yield Sample(self.id, "roofline_tok_s", 0.0, evidence.roofline_tok_s)
         yield from warnings
         status: StepStatus = "aborted" if ctx.cancelled else "done"
         yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 
-def summarise(records: list[Any], ctx: StepContext) -> tuple[dict[str, Any], list[QualityWarning]]:
-    """Evidence dict (docs/evidence.md `baseline`) and quality warnings from the measured requests."""
+def summarise(records: Sequence[RequestRecord], ctx: StepContext) -> tuple[BaselineEvidence, list[QualityWarning]]:
+    """Evidence and quality warnings from the measured requests."""
     tok_s = [r.tok_s for r in records if r.tok_s]
-    evidence: dict[str, Any] = {"samples": [r.to_dict() for r in records], "n_requests": len(records)}
-    warnings: list[QualityWarning] = []
+    base = BaselineEvidence(samples=tuple(records), n_requests=len(records))
     if not tok_s:
-        return evidence, [warn("baseline", "no-data", "no request produced a decode time")]
+        return base, [warn("baseline", WarningCode.NO_DATA, "no request produced a decode time")]
+    warnings: list[QualityWarning] = []
     decode_tok_s = stats.median(tok_s)
     cv = stats.cv_percent(tok_s)
-    evidence.update({
-        "decode_tok_s": decode_tok_s, "ms_per_token": 1000.0 / decode_tok_s, "cv_pct": cv,
-        "ttft_ms": percentile_or_none([r.ttft_ms for r in records], 50),
-        "prompt_ms": percentile_or_none([r.prompt_ms for r in records], 50),
-    })
-    if cv >= NOISY_CV_PCT:
-        warnings.append(warn("baseline", "noisy", f"decode speed varied by {cv:.0f}% between requests"))
+    if cv >= ctx.policy.baseline.max_cv_pct:
+        warnings.append(warn("baseline", WarningCode.NOISY, f"decode speed varied by {cv:.0f}% between requests"))
+    measured = replace(base, decode_tok_s=decode_tok_s, ms_per_token=1000.0 / decode_tok_s, cv_pct=cv,
+                       ttft_ms=percentile_or_none([r.ttft_ms for r in records], 50),
+                       prompt_ms=percentile_or_none([r.prompt_ms for r in records], 50))
     depth = stats.median([(r.prompt_tokens or 0) + (r.cached_tokens or 0) + r.completion_tokens / 2
                           for r in records])
-    bytes_gb = roofline.bytes_per_token_gb(ctx.environment.get("model") or {}, depth)
+    bytes_gb = roofline.bytes_per_token_gb(ctx.environment.model, depth)
     peak = roofline.peak_bandwidth(ctx.environment)
     if bytes_gb is None or peak is None:
-        warnings.append(warn("baseline", "no-roofline", "bytes per token or peak bandwidth unknown: no MBU"))
-        return evidence, warnings
+        warnings.append(warn("baseline", WarningCode.NO_ROOFLINE, "bytes per token or peak bandwidth unknown: no MBU"))
+        return measured, warnings
     line = roofline.Roofline(peak_gbs=peak[0], source=peak[1], bytes_per_token_gb=bytes_gb)
     value = roofline.mbu(bytes_gb, decode_tok_s, line.peak_gbs)
-    evidence.update({
-        "bytes_per_token_gb": bytes_gb, "peak_bandwidth_gbs": line.peak_gbs, "bandwidth_source": line.source,
-        "mbu": value, "bottleneck": roofline.classify(value, bytes_gb), "roofline_tok_s": line.max_tok_s,
-        "context_depth_tokens": depth,
-    })
-    return evidence, warnings
+    return replace(
+        measured, bytes_per_token_gb=bytes_gb, peak_bandwidth_gbs=line.peak_gbs, bandwidth_source=line.source,
+        mbu=value,
+        bottleneck=roofline.classify(value, bytes_gb, ctx.policy.bottleneck), roofline_tok_s=line.max_tok_s,
+        context_depth_tokens=depth,
+    ), warnings

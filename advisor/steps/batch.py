@@ -9,11 +9,14 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.evidence.steps import BatchEvidence, BatchLevel, RequestRecord
+from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
-from advisor.steps.common import RequestRecord, percentile_or_none, run_prompt
+from advisor.steps.common import percentile_or_none, run_prompt
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError
 
@@ -42,31 +45,29 @@ class BatchStep:
             yield skipped(self.id, "the engine reports no parallel slots")
             return
         prompts = list(ctx.workload.acceptance) or list(ctx.workload.baseline)
-        rows: list[dict[str, Any]] = []
+        rows: list[BatchLevel] = []
         for i, c in enumerate(levels):
             if ctx.cancelled:
                 break
             order = ("off", "on") if i % 2 == 0 else ("on", "off")
-            row: dict[str, Any] = {"concurrency": c}
-            for arm in order:
-                adapter = ctx.arms.off.adapter if arm == "off" else ctx.arms.on.adapter
-                row.update(_level(adapter, arm, c, prompts, ctx))
-            row["speedup"] = (row["on_tok_s"] / row["off_tok_s"]) if row.get("off_tok_s") and row.get(
-                "on_tok_s") else None
+            measured = {arm: _level(ctx.arms.off.adapter if arm == "off" else ctx.arms.on.adapter, arm, c,
+                                    prompts, ctx) for arm in order}
+            row = level_row(c, measured["off"], measured["on"])
             rows.append(row)
             yield UnitDone(self.id, f"c={c}", row)
-            for arm in ("off", "on"):
-                if row.get(f"{arm}_tok_s"):
-                    yield Sample(self.id, f"{arm}_tok_s", float(c), row[f"{arm}_tok_s"])
-            if row["speedup"]:
-                yield Sample(self.id, "speedup", float(c), row["speedup"])
+            for arm, tok_s in (("off", row.off_tok_s), ("on", row.on_tok_s)):
+                if tok_s:
+                    yield Sample(self.id, f"{arm}_tok_s", float(c), tok_s)
+            if row.speedup:
+                yield Sample(self.id, "speedup", float(c), row.speedup)
             yield Progress(self.id, i + 1, len(levels), f"concurrency {c}")
-        crossover = next((r["concurrency"] for r in rows if r["speedup"] is not None and r["speedup"] < 1.0), None)
-        evidence = {"levels": rows, "crossover_concurrency": crossover, "slots": slots}
+        # break-even, not a policy: below 1× speculation makes the aggregate slower
+        crossover = next((r.concurrency for r in rows if r.speedup is not None and r.speedup < 1.0), None)
+        evidence = BatchEvidence(levels=tuple(rows), crossover_concurrency=crossover, slots=slots)
         warnings = []
-        failed = sum(r.get("off_failed", 0) + r.get("on_failed", 0) for r in rows)
+        failed = sum(r.off_failed + r.on_failed for r in rows)
         if failed:
-            warnings.append(warn(self.id, "failures", f"{failed} concurrent requests failed"))
+            warnings.append(warn(self.id, WarningCode.FAILURES, f"{failed} concurrent requests failed"))
         yield from warnings
         yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence,
                        elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
@@ -80,7 +81,27 @@ def _slots(adapter: EngineAdapter) -> int | None:
     return None if isinstance(slots, Unavailable) else int(slots)
 
 
-def _level(adapter: EngineAdapter, arm: str, c: int, prompts: Sequence[Any], ctx: StepContext) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class ArmLevel:
+    """One arm at one concurrency: aggregate output tok/s, per-request ms/token percentiles, failures."""
+
+    tok_s: float | None
+    ms_per_token_p50: float | None
+    ms_per_token_p99: float | None
+    failed: int
+
+
+def level_row(c: int, off: ArmLevel, on: ArmLevel) -> BatchLevel:
+    """Both arms at concurrency `c` and the aggregate speedup between them."""
+    speedup = on.tok_s / off.tok_s if off.tok_s and on.tok_s else None
+    return BatchLevel(
+        concurrency=c, off_tok_s=off.tok_s, off_ms_per_token_p50=off.ms_per_token_p50,
+        off_ms_per_token_p99=off.ms_per_token_p99, off_failed=off.failed, on_tok_s=on.tok_s,
+        on_ms_per_token_p50=on.ms_per_token_p50, on_ms_per_token_p99=on.ms_per_token_p99, on_failed=on.failed,
+        speedup=speedup)
+
+
+def _level(adapter: EngineAdapter, arm: str, c: int, prompts: Sequence[Any], ctx: StepContext) -> ArmLevel:
     n = c * ctx.config.budget.batch_requests_per_slot
     chosen = [prompts[j % len(prompts)] for j in range(n)]
     cfg = ctx.config
@@ -100,9 +121,6 @@ def _level(adapter: EngineAdapter, arm: str, c: int, prompts: Sequence[Any], ctx
     ok = [r for r in results if r is not None]
     tokens = sum(r.completion_tokens for r in ok)
     mspt = [r.ms_per_token for r in ok if r.ms_per_token]
-    return {
-        f"{arm}_tok_s": tokens / wall_s if wall_s > 0 and ok else None,
-        f"{arm}_ms_per_token_p50": percentile_or_none(mspt, 50),
-        f"{arm}_ms_per_token_p99": percentile_or_none(mspt, 99),
-        f"{arm}_failed": len(results) - len(ok),
-    }
+    return ArmLevel(tok_s=tokens / wall_s if wall_s > 0 and ok else None,
+                    ms_per_token_p50=percentile_or_none(mspt, 50), ms_per_token_p99=percentile_or_none(mspt, 99),
+                    failed=len(results) - len(ok))

@@ -2,25 +2,24 @@
 
 With n-gram speculation the server's n-gram table remembers earlier outputs across requests (llama.cpp
 `ngram-mod` shares one table over all sequences), so repeats get faster without the model getting any
-faster: the "4–5×" of careless benchmarks. Inflation = repeat tok/s ÷ first-run tok/s; above 1.10 is a
-warning that can never turn into ENABLE (MLPerf TEST04: duplicated samples must not run > 10% faster).
+faster: the "4–5×" of careless benchmarks. Inflation = repeat tok/s ÷ first-run tok/s; above the policy's
+limit (rules/policy.toml [canary], MLPerf TEST04) it is a warning about the engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
-from typing import Any
 
 from advisor import stats
+from advisor.decide.policy import CanaryPolicy
 from advisor.events import Event, Progress, QualityWarning, Sample
+from advisor.evidence.steps import CanaryEvidence, CanaryRepeat, CanaryRerun, RequestRecord
+from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, warn
-from advisor.steps.common import RequestRecord, run_prompt
+from advisor.steps.common import run_prompt
 from probes.engines.base import EngineAdapter
 
-# MLPerf Inference TEST04: a run over duplicated samples may be at most 10% faster than the normal run.
-MAX_REPEAT_INFLATION = 1.10
-
-CanaryResult = tuple[dict[str, Any], list[QualityWarning]]
+CanaryResult = tuple[CanaryEvidence, list[QualityWarning]]
 
 
 def run_canary(
@@ -29,20 +28,20 @@ def run_canary(
     """Run the repeat curve and the re-runs; return the canary evidence and its warnings."""
     budget, cfg = ctx.config.budget, ctx.config
     prompt = ctx.workload.canary
-    repeats: list[dict[str, Any]] = []
+    repeats: list[CanaryRepeat] = []
     for i in range(budget.canary_repeats):
         if ctx.cancelled:
             break
         rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
                             temperature=cfg.temperature, prompt_id=prompt.id, category="canary", arm="on")
         rate = (rec.draft_accepted or 0) / rec.draft_tokens if rec.draft_tokens else None
-        repeats.append({"i": i + 1, "tok_s": rec.tok_s, "rate": rate})
+        repeats.append(CanaryRepeat(i + 1, rec.tok_s, rate))
         if rec.tok_s:
             yield Sample("acceptance", "canary_tok_s", float(i + 1), rec.tok_s)
         if rate is not None:
             yield Sample("acceptance", "canary_rate", float(i + 1), rate)
         yield Progress("acceptance", i + 1, budget.canary_repeats, f"canary repeat {i + 1}")
-    reruns: list[dict[str, Any]] = []
+    reruns: list[CanaryRerun] = []
     by_id = {p.id: p for p in ctx.workload.acceptance}
     for first in [r for r in seen if r.tok_s][: budget.canary_reruns]:
         if ctx.cancelled or first.prompt_id not in by_id:
@@ -51,28 +50,25 @@ def run_canary(
                               seed=cfg.seed, temperature=cfg.temperature, prompt_id=first.prompt_id,
                               category=first.category, arm="on")
         if again.tok_s and first.tok_s:
-            reruns.append({"prompt_id": first.prompt_id, "first_tok_s": first.tok_s, "rerun_tok_s": again.tok_s,
-                           "ratio": again.tok_s / first.tok_s})
-    return summarise(repeats, reruns)
+            reruns.append(CanaryRerun(first.prompt_id, first.tok_s, again.tok_s, again.tok_s / first.tok_s))
+    return summarise(repeats, reruns, ctx.policy.canary)
 
 
-def summarise(repeats: list[dict[str, Any]], reruns: list[dict[str, Any]]) -> CanaryResult:
-    """Inflation figures and the warning when either exceeds 1.10."""
-    evidence: dict[str, Any] = {"repeats": repeats, "reruns": reruns}
-    speeds = [r["tok_s"] for r in repeats if r["tok_s"]]
+def summarise(repeats: Sequence[CanaryRepeat], reruns: Sequence[CanaryRerun],
+              policy: CanaryPolicy) -> CanaryResult:
+    """Inflation figures, and the warning when either exceeds the policy's limit."""
+    speeds = [r.tok_s for r in repeats if r.tok_s]
     repeat_inflation = stats.median(speeds[1:]) / speeds[0] if len(speeds) >= 2 else None
-    rerun_inflation = stats.median([r["ratio"] for r in reruns]) if reruns else None
+    rerun_inflation = stats.median([r.ratio for r in reruns]) if reruns else None
     candidates = [v for v in (repeat_inflation, rerun_inflation) if v is not None]
-    evidence.update({
-        "repeat_curve_inflation": repeat_inflation,
-        "seen_rerun_inflation": rerun_inflation,
-        "repeat_inflation": max(candidates) if candidates else None,
-        "threshold": MAX_REPEAT_INFLATION,
-    })
+    worst = max(candidates) if candidates else None
+    evidence = CanaryEvidence(
+        repeats=tuple(repeats), reruns=tuple(reruns), repeat_curve_inflation=repeat_inflation,
+        seen_rerun_inflation=rerun_inflation, repeat_inflation=worst, threshold=policy.max_repeat_inflation)
     warnings = []
-    if candidates and max(candidates) > MAX_REPEAT_INFLATION:
+    if worst is not None and worst > policy.max_repeat_inflation:
         warnings.append(warn(
-            "acceptance", "trap-inflation",
-            f"repeating a prompt made speculation {max(candidates):.2f}× faster than its first run: the "
+            "acceptance", WarningCode.TRAP_INFLATION,
+            f"repeating a prompt made speculation {worst:.2f}× faster than its first run: the "
             "engine reuses earlier outputs, so benchmarks with repeated prompts overstate the speedup"))
     return evidence, warnings

@@ -4,39 +4,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any
 
 from advisor import stats
+from advisor.evidence.steps import RequestRecord
 from advisor.steps.textcheck import repetition_loop, text_digest
 from probes.engines.base import CompletionResult, EngineAdapter
-
-
-@dataclass(frozen=True, slots=True)
-class RequestRecord:
-    """One measured request. Times are server-reported (ms) except `ttft_ms`/`total_ms` (client, monotonic)."""
-
-    prompt_id: str
-    category: str
-    arm: str
-    completion_tokens: int
-    decode_ms: float | None
-    ms_per_token: float | None       # server decode ms per generated token after the first
-    tok_s: float | None              # 1000 / ms_per_token
-    prompt_tokens: int | None
-    cached_tokens: int | None
-    prompt_ms: float | None
-    ttft_ms: float
-    total_ms: float
-    draft_tokens: int | None
-    draft_accepted: int | None
-    stop_reason: str | None
-    output_digest: str
-    repetition_loop: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record (no prompt or output text: those stay out of evidence by default)."""
-        return asdict(self)
 
 
 def record(result: CompletionResult, *, prompt_id: str, category: str, arm: str) -> RequestRecord:

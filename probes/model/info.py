@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from probes.model.moe import unique_experts
 from probes.serialize import as_dict
 
 EXPERT_RE = re.compile(r"\.ffn_(up|down|gate|gate_up)_(ch)?exps")  # llama.cpp LLM_FFN_EXPS_REGEX
@@ -54,12 +55,11 @@ class ModelInfo:
         Dense models read the same weights for any k; an MoE reads the union of experts the k tokens route to:
         N·(1−(1−m/N)^k) distinct experts per layer, assuming independent routing (an upper bound).
         """
-        if not self.is_moe or self.expert_count == 0:
+        if not self.is_moe or self.expert_count == 0 or not 0 < self.expert_used_count <= self.expert_count:
             return float(self.bytes_per_token)
         n, m = self.expert_count, self.expert_used_count
         one_token_experts = self.routed_expert_bytes * m / n
-        distinct = n * (1.0 - (1.0 - m / n) ** k)
-        return self.bytes_per_token - one_token_experts + self.routed_expert_bytes * distinct / n
+        return self.bytes_per_token - one_token_experts + self.routed_expert_bytes * unique_experts(n, m, k) / n
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict of the fields above."""

@@ -1,17 +1,15 @@
-"""A/B: per-pair speedups, the running estimate with its 95% CI band, parity and the 1.02× decision line,
-and the planned looks where the sequential test may stop."""
+"""A/B: per-pair speedups, the running estimate with its 95% CI band, parity and the decision line (the
+policy's smallest worthwhile speedup), and the planned looks where the sequential test may stop."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 import pyqtgraph as pg
 
+from advisor.evidence.steps import ABEvidence, StepEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
-
-MARGIN = 1.02  # 1 + δ, the A/B margin (DESIGN §4 step 5; advisor.ab.sequential.ABPolicy.margin)
 
 
 class ABChart(LiveChart):
@@ -28,9 +26,18 @@ class ABChart(LiveChart):
         self.band = pg.FillBetweenItem(self.items["ci_low"], self.items["ci_high"], brush=(86, 180, 233, 60))
         self.addItem(self.band)
         self.addItem(pg.InfiniteLine(1.0, angle=0, pen=theme.pen(theme.GREY, 1.0)))
-        self.addItem(pg.InfiniteLine(MARGIN, angle=0, pen=theme.pen(theme.GREEN, 1.2, dashed=True),
-                                     label=f"{MARGIN:.2f}×", labelOpts={"position": 0.93, "color": theme.GREEN}))
+        # The decision line sits at the policy's 1 + δ (rules/policy.toml [ab]); shown once it is known.
+        self.margin_line = pg.InfiniteLine(1.0, angle=0, pen=theme.pen(theme.GREEN, 1.2, dashed=True),
+                                           label="", labelOpts={"position": 0.93, "color": theme.GREEN})
+        self.margin_line.setVisible(False)
+        self.addItem(self.margin_line)
         self._looks: list[pg.InfiniteLine] = []
+
+    def set_margin(self, min_speedup: float) -> None:
+        """Place the decision line at the smallest worthwhile speedup (1 + δ)."""
+        self.margin_line.setValue(min_speedup)
+        self.margin_line.label.setFormat(f"{min_speedup:.2f}×")
+        self.margin_line.setVisible(True)
 
     def set_looks(self, looks: Iterable[int]) -> None:
         """Faint vertical lines at the planned looks (pair counts where the test may stop)."""
@@ -46,21 +53,23 @@ class ABChart(LiveChart):
         if series in key:
             self.append(key[series], x, y)
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
+        if not isinstance(evidence, ABEvidence):
+            return
+        if evidence.margin is not None:
+            self.set_margin(1.0 + evidence.margin)
         if not len(self.rings["pair"]):  # replaying a saved run: rebuild the per-pair points
-            pairs = [p for p in evidence.get("pairs") or [] if isinstance(p, Mapping)]
             xs, ys = [], []
-            for i, p in enumerate(pairs):
-                off, on = num(p.get("off_ms_per_token")), num(p.get("on_ms_per_token"))
+            for i, p in enumerate(evidence.pairs):
+                off, on = num(p.off_ms_per_token), num(p.on_ms_per_token)
                 if off and on:
                     xs.append(float(i + 1))
                     ys.append(off / on)
             self.set_points("pair", xs, ys)
-        looks = [int(n) for n in evidence.get("looks") or [] if isinstance(n, int)]
-        n = num(evidence.get("n_prompts")) or 0
-        if looks:
-            self.set_looks([k for k in looks if k <= max(n, 10) + 10])
-        speedup, low, high = (num(evidence.get(k)) for k in ("speedup", "ci_low", "ci_high"))
+        n = evidence.n_prompts
+        if evidence.looks:
+            self.set_looks([k for k in evidence.looks if k <= max(n, 10) + 10])
+        speedup, low, high = num(evidence.speedup), num(evidence.ci_low), num(evidence.ci_high)
         if speedup is not None and not len(self.rings["running"]):
             self.set_points("running", [n], [speedup])
             if low is not None and high is not None:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import numpy as np
 import pyqtgraph as pg
 
+from advisor.evidence.steps import AcceptanceEvidence, StepEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 
@@ -40,24 +38,22 @@ class CategoryChart(LiveChart):
             jitter = ((int(x) * 37) % 7 - 3) * 0.05  # spread repeated dots without randomness
             self.append("dots", y, row + jitter)
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
-        per = evidence.get("per_category")
-        if not isinstance(per, Mapping):
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
+        if not isinstance(evidence, AcceptanceEvidence):
             return
-        rows = [(str(cat), v) for cat, v in per.items() if isinstance(v, Mapping) and num(v.get("rate")) is not None]
+        rows = [(cat, v) for cat, v in evidence.per_category.items() if num(v.rate) is not None]
         for cat, _ in rows:
             self._index(cat)
         ys = np.array([self.categories.index(c) for c, _ in rows], dtype=float)
-        rates = np.array([num(v.get("rate")) for _, v in rows], dtype=float)
-        low = np.array([num(v.get("ci_low")) if num(v.get("ci_low")) is not None else r
-                        for (_, v), r in zip(rows, rates, strict=True)], dtype=float)
-        high = np.array([num(v.get("ci_high")) if num(v.get("ci_high")) is not None else r
+        rates = np.array([v.rate for _, v in rows], dtype=float)
+        low = np.array([v.ci_low if num(v.ci_low) is not None else r for (_, v), r in zip(rows, rates, strict=True)],
+                       dtype=float)
+        high = np.array([v.ci_high if num(v.ci_high) is not None else r
                          for (_, v), r in zip(rows, rates, strict=True)], dtype=float)
         self.bars.setOpts(x0=np.zeros_like(rates), y=ys, width=rates, height=0.6)
         self.errors.setData(x=rates, y=ys, left=rates - low, right=high - rates)
         self.rings["dots"].clear()
-        overall = num(evidence.get("rate"))
-        if overall is not None:
+        if (overall := num(evidence.rate)) is not None:
             self.set_suffix(f"α = {overall:.0%}")
 
     def reset(self) -> None:
@@ -79,14 +75,14 @@ class PositionChart(LiveChart):
         self.addItem(self.bars)
         self.setYRange(0, 1, padding=0.02)
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
-        rates = [num(v) for v in evidence.get("per_position") or []]
-        kept = [(i + 1, r) for i, r in enumerate(rates) if r is not None]
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
+        if not isinstance(evidence, AcceptanceEvidence):
+            return
+        kept = [(i + 1, r) for i, v in enumerate(evidence.per_position) if (r := num(v)) is not None]
         if kept:
             self.bars.setOpts(x=[i for i, _ in kept], height=[r for _, r in kept], width=0.7)
             self.setXRange(0.4, len(kept) + 0.6, padding=0)
-        mean_length = num(evidence.get("mean_length"))
-        if mean_length is not None:
+        if (mean_length := num(evidence.mean_length)) is not None:
             self.set_suffix(f"τ = {mean_length:.2f}")
 
     def reset(self) -> None:

@@ -7,12 +7,12 @@ Events append to rings (cheap); a QTimer calls `refresh()` at 10–30 Hz, which 
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping
 from typing import Any
 
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
+from advisor.evidence.steps import StepEvidence
 from ui import theme
 from ui.ring import Ring
 from ui.strings import tr
@@ -118,7 +118,7 @@ class LiveChart(pg.PlotWidget):
     def on_sample(self, series: str, x: float, y: float) -> None:
         """A live point of one of this chart's steps."""
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         """The step ended: draw the final state from its evidence (also used to replay saved runs)."""
 
 

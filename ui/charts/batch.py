@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import pyqtgraph as pg
 
+from advisor.evidence.steps import BatchEvidence, StepEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 from ui.strings import tr
@@ -42,15 +40,15 @@ class BatchChart(LiveChart):
         self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
         self.crossover.setVisible(True)
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
-        levels = [lv for lv in evidence.get("levels") or [] if isinstance(lv, Mapping)]
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
+        if not isinstance(evidence, BatchEvidence):
+            return
         for key in ("off", "on"):
-            vals = [(num(lv.get("concurrency")), num(lv.get(f"{key}_tok_s"))) for lv in levels]
-            kept = [(c, v) for c, v in vals if c is not None and v is not None]
+            kept = [(float(lv.concurrency), v) for lv in evidence.levels
+                    if (v := num(getattr(lv, f"{key}_tok_s"))) is not None]
             if kept:
                 self.set_points(key, [c for c, _ in kept], [v for _, v in kept])
-        crossover = num(evidence.get("crossover_concurrency"))
-        if crossover is not None:
+        if (crossover := num(evidence.crossover_concurrency)) is not None:
             self._mark(crossover)
             self.set_suffix(f"c* = {crossover:g}")
 

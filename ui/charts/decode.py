@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from advisor.evidence.steps import BaselineEvidence, StepEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 
@@ -43,17 +41,15 @@ class DecodeChart(LiveChart):
             self.setYRange(0, top * 1.08 if top > 0 else 1, padding=0)
         return count
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
-        samples = [s for s in evidence.get("samples") or [] if isinstance(s, Mapping)]
-        speeds = [num(s.get("tok_s")) for s in samples]
-        points = [(float(i + 1), v) for i, v in enumerate(speeds) if v is not None]
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
+        if not isinstance(evidence, BaselineEvidence):
+            return
+        points = [(float(i + 1), v) for i, s in enumerate(evidence.samples) if (v := num(s.tok_s)) is not None]
         if points:
             self.set_points("decode", [p[0] for p in points], [p[1] for p in points])
-        roof = num(evidence.get("roofline_tok_s"))
-        if roof is not None:
+        if (roof := num(evidence.roofline_tok_s)) is not None:
             self.roofline = roof
         self._span_roofline()
-        mbu = num(evidence.get("mbu"))
-        if mbu is not None:
-            bottleneck = evidence.get("bottleneck")
-            self.set_suffix(f"MBU {mbu:.0%}" + (f" · {bottleneck}" if bottleneck else ""))
+        if (mbu := num(evidence.mbu)) is not None:
+            self.set_suffix(f"MBU {mbu:.0%}" + (f" · {evidence.bottleneck}" if evidence.bottleneck else ""))
+

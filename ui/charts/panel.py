@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QGridLayout, QWidget
 
+from advisor.decide.policy import Policy
 from advisor.events import Event, Sample, StepDone
+from advisor.evidence.schema import Evidence
+from advisor.evidence.steps import StepEvidence
 from ui.charts.ab import ABChart
 from ui.charts.acceptance import CategoryChart, PositionChart
 from ui.charts.base import LiveChart
@@ -57,24 +58,25 @@ class ChartPanel(QWidget):
         except Exception:  # a chart bug must not stop the run view (or the measurement) from going on
             log.exception("chart failed on %s", type(event).__name__)
 
-    def show_evidence(self, step: str, evidence: Mapping[str, Any]) -> None:
+    def show_evidence(self, step: str, evidence: StepEvidence | None) -> None:
         """Draw one step's evidence (a finished step, or a saved run being replayed)."""
         for chart in self.chart_for(step):
             chart.on_done(step, evidence)
 
-    def replay(self, evidence: Mapping[str, Any]) -> None:
-        """Fill every chart from a saved evidence.json."""
+    def replay(self, evidence: Evidence) -> None:
+        """Fill every chart from a saved run."""
         self.reset()
-        steps = evidence.get("steps")
-        for step, record in (steps.items() if isinstance(steps, Mapping) else []):
-            if isinstance(record, Mapping) and isinstance(record.get("evidence"), Mapping):
-                self.show_evidence(str(step), record["evidence"])
+        for step, record in evidence.steps.items():
+            if record.evidence is not None:
+                self.show_evidence(step, record.evidence)
         self.redraw()
 
-    def start(self, ab_looks: list[int]) -> None:
-        """A check begins: clear, start telemetry and the redraw timer."""
+    def start(self, policy: Policy, ab_looks: list[int]) -> None:
+        """A check begins: clear, place the policy's lines, start telemetry and the redraw timer."""
         self.reset()
         self.ab.set_looks(ab_looks)
+        self.ab.set_margin(1.0 + policy.ab.margin)
+        self.canary.set_threshold(policy.canary.max_repeat_inflation)
         self.telemetry.start()
         self.timer.start()
 

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from advisor.evidence.steps import StepEvidence, VerifyEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 
@@ -25,13 +23,12 @@ class VerifyChart(LiveChart):
         elif series == "verify_predicted_ratio":
             self.append("predicted", x, y)
 
-    def on_done(self, step: str, evidence: Mapping[str, Any]) -> None:
-        points = [p for p in evidence.get("points") or [] if isinstance(p, Mapping)]
+    def on_done(self, step: str, evidence: StepEvidence | None) -> None:
+        if not isinstance(evidence, VerifyEvidence):
+            return
         for key, field in (("measured", "ratio"), ("predicted", "predicted_ratio")):
-            pairs = [(num(p.get("k")), num(p.get(field))) for p in points]
-            kept = [(k, v) for k, v in pairs if k is not None and v is not None]
+            kept = [(float(p.k), v) for p in evidence.points if (v := num(getattr(p, field))) is not None]
             if kept:
                 self.set_points(key, [k for k, _ in kept], [v for _, v in kept])
-        ratio = num(evidence.get("cost_ratio_at_draft_max"))
-        if ratio is not None:
+        if (ratio := num(evidence.cost_ratio_at_draft_max)) is not None:
             self.set_suffix(f"γ+1: {ratio:.2f}×")

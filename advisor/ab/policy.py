@@ -1,0 +1,43 @@
+"""The A/B policy as a value: the knobs of the decision, free of numpy so loading rules stays cheap."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ABPolicy:
+    """Knobs of the paired A/B decision. Their values and sources live in rules/policy.toml [ab]
+    (advisor/decide/policy.py builds this from it); `margin` is δ = min_speedup − 1."""
+
+    margin: float  # δ: the minimum worthwhile speedup is 1 + δ
+    looks: tuple[int, ...]  # planned looks in complete pairs
+    boundary: float  # Pocock c; must be re-calibrated if `looks` changes
+    ci_level: float  # reported two-sided t-interval
+    min_pairs: int  # never decide on fewer
+    min_pairs_enable: int  # never ENABLE on fewer
+    max_cv_off_pct: float  # OFF-arm ms/token CV across prompts
+    min_skewness: float  # skew gate part 1
+    slow_ratio: float  # a prompt "much slower" below this (skew gate part 3)
+    max_slow_share: float  # at most this share of prompts below `slow_ratio`
+    sensitivity_drop: float  # drop the top share of d and re-check the margin
+    order_alpha: float  # one-sided Welch, ON-second faster than ON-first
+    min_order_share: float  # each run order covers at least this share of pairs
+    max_failure_excess: float  # ON failure rate minus OFF's, per attempted pair
+    max_failure_rate: float  # either arm failing more often than this: unstable setup
+    max_loop_share: float  # pairs dropped for repetition loops
+    max_throttled_share: float  # counted pairs that ran during thermal/HW slowdown
+    max_consecutive_failures: int  # the A/B step stops when one arm fails this often in a row
+
+    def __post_init__(self) -> None:
+        if not self.looks or any(b <= a for a, b in zip(self.looks, self.looks[1:], strict=False)):
+            raise ValueError(f"looks must be strictly increasing, got {self.looks}")
+        if self.looks[0] < 3:
+            raise ValueError("the first look needs at least 3 pairs (skewness and variance)")
+        if not (self.margin >= 0 and self.boundary > 0 and 0 < self.ci_level < 1):
+            raise ValueError("margin ≥ 0, boundary > 0 and 0 < ci_level < 1 are required")
+
+    @property
+    def log_margin(self) -> float:
+        return math.log1p(self.margin)

@@ -1,0 +1,73 @@
+"""The conditions no rule file may relax: an ENABLE needs all of them, or it becomes INCONCLUSIVE.
+
+DESIGN §4 step 2 and §5, reliability.md A14: a measured A/B whose lower bound is above break-even, enough
+pairs, no repeated-prompt workload, no repeat inflation above the canary limit, no trap or throttling flag,
+every A/B guard passing. The numbers are the policy's (rules/policy.toml); where the user's override and the
+built-in policy differ, the stricter applies, so an override can tighten an invariant but never relax it.
+Each invariant is reported as a trace check (rule "invariants"), so the trace shows why ENABLE was withheld.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from advisor.decide.evaluate import Check
+from advisor.decide.policy import Policy, default_policy
+
+RULE = "invariants"
+BRANCH = "enable-withheld"
+WITHHELD = "INCONCLUSIVE"
+# An ENABLE means faster, so its lower bound must clear break-even whatever margin a policy sets.
+BREAK_EVEN = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    """One invariant that holds against ENABLE: the check as the trace shows it and the words for `because`."""
+
+    check: Check
+    text: str
+
+
+def _check(fact: str, op: str, expected: object, actual: object, held: bool | None) -> Check:
+    outcome = "unknown" if held is None else "reason" if held else "clear"
+    return Check(RULE, BRANCH, fact, op, expected, actual, held, outcome, WITHHELD)  # type: ignore[arg-type]
+
+
+def _num(facts: Mapping[str, object], name: str) -> float | None:
+    v = facts.get(name)
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def invariant_checks(facts: Mapping[str, object], policy: Policy) -> list[Blocker]:
+    """Every invariant as a check; those whose `check.passed` is not False block an ENABLE."""
+    built_in = default_policy()
+    min_pairs = max(policy.ab.min_pairs_enable, built_in.ab.min_pairs_enable)
+    max_inflation = min(policy.canary.max_repeat_inflation, built_in.canary.max_repeat_inflation)
+    ci_low, pairs = _num(facts, "ab.ci_low"), facts.get("ab.n_prompts")
+    inflation = _num(facts, "acceptance.repeat_inflation")
+    out = [
+        Blocker(_check("ab.ci_low", "<=", BREAK_EVEN, ci_low, None if ci_low is None else ci_low <= BREAK_EVEN),
+                "no measured A/B lower bound above 1.0×"),
+        Blocker(_check("ab.n_prompts", "<", min_pairs, pairs,
+                       None if not isinstance(pairs, int) else pairs < min_pairs),
+                f"fewer than {min_pairs} A/B prompt pairs"),
+        Blocker(_check("workload.repeated_prompts", "is-true", None, facts.get("workload.repeated_prompts"),
+                       facts.get("workload.repeated_prompts") is True),
+                "the workload repeats prompts, which inflates speculative speedups"),
+        Blocker(_check("acceptance.repeat_inflation", ">", max_inflation, inflation,
+                       inflation is not None and inflation > max_inflation),
+                f"re-seen prompts ran {inflation or 0:.2f}× faster (limit {max_inflation})"),
+    ]
+    for name, text in (("measurement.trap_suspected", "a caching trap was flagged"),
+                       ("measurement.throttled", "the GPU throttled during measurement")):
+        out.append(Blocker(_check(name, "is-true", None, facts.get(name), facts.get(name) is True), text))
+    guards = facts.get("ab.guards_passed")
+    out.append(Blocker(_check("ab.guards_passed", "is-false", None, guards, guards is False), "an A/B guard failed"))
+    return out
+
+
+def blockers(facts: Mapping[str, object], policy: Policy) -> list[Blocker]:
+    """The invariants that stand against an ENABLE (a missing A/B bound or pair count counts against it)."""
+    return [b for b in invariant_checks(facts, policy) if b.check.passed is not False]

@@ -1,0 +1,208 @@
+"""The measurement and statistics policy (`rules/policy.toml`), typed, with the user's override merged in.
+
+Everything that reads a policy number (the A/B kernel, the steps, the perf-model reconciliation, charts,
+report and UI) gets it from `Policy`, so an override in `<config>/rules/policy.toml` moves all of them and
+the code holds no copy. An override may set any subset of keys; unknown keys, wrong types and values
+outside their physical range are refused at load time, before any server starts.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from advisor.ab.policy import ABPolicy
+from advisor.errors import UserError
+
+POLICY_FILE = "policy.toml"
+POLICY_ID = "policy"
+
+
+class PolicyError(UserError):
+    """The policy file (built-in or the user's override) is malformed."""
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryPolicy:
+    """Limits of the repeated-prompt canary."""
+
+    max_repeat_inflation: float
+
+
+@dataclass(frozen=True, slots=True)
+class BaselinePolicy:
+    """Guards of the baseline profile."""
+
+    max_cv_pct: float
+
+
+@dataclass(frozen=True, slots=True)
+class BottleneckPolicy:
+    """Cut-offs of the bottleneck classifier (MBU 0..1, GB per token)."""
+
+    memory_bound_mbu: float
+    small_model_gb: float
+
+
+@dataclass(frozen=True, slots=True)
+class PreflightPolicy:
+    """Environment guards before measuring."""
+
+    max_load_per_core: float
+    min_free_vram_gib: float
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptancePolicy:
+    """Warnings of the acceptance step."""
+
+    low_rate_warning: float
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcilePolicy:
+    """How far the perf model may miss the A/B before the gap is reported."""
+
+    model_mismatch_factor: float
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """Every policy number, by table."""
+
+    ab: ABPolicy
+    canary: CanaryPolicy
+    baseline: BaselinePolicy
+    bottleneck: BottleneckPolicy
+    preflight: PreflightPolicy
+    acceptance: AcceptancePolicy
+    reconcile: ReconcilePolicy
+    source: str = ""
+
+    def value(self, dotted: str) -> object:
+        """`ab.min_speedup` → 1.02: a policy value by its table and key (rules refer to them this way)."""
+        table, _, key = dotted.partition(".")
+        values = flat_values(self)
+        if dotted not in values:
+            raise KeyError(f"no policy value '{table}.{key}'")
+        return values[dotted]
+
+
+_TABLES: dict[str, type] = {
+    "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
+    "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
+}
+# Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
+_RANGES: dict[str, tuple[float, float]] = {
+    "ab.min_speedup": (1.0, 2.0), "ab.boundary": (0.5, 10.0), "ab.ci_level": (0.5, 0.999),
+    "ab.min_pairs": (3, 10_000), "ab.min_pairs_enable": (3, 10_000), "ab.max_cv_off_pct": (0.0, 1000.0),
+    "ab.slow_ratio": (0.0, 1.0), "ab.max_slow_share": (0.0, 1.0), "ab.sensitivity_drop": (0.0, 0.5),
+    "ab.order_alpha": (0.0, 0.5), "ab.min_order_share": (0.0, 0.5), "ab.max_failure_excess": (0.0, 1.0),
+    "ab.max_failure_rate": (0.0, 1.0), "ab.max_loop_share": (0.0, 1.0), "ab.max_throttled_share": (0.0, 1.0),
+    "ab.max_consecutive_failures": (1, 1000), "ab.min_skewness": (-100.0, 100.0),
+    "canary.max_repeat_inflation": (1.0, 100.0), "baseline.max_cv_pct": (0.0, 1000.0),
+    "bottleneck.memory_bound_mbu": (0.0, 1.0), "bottleneck.small_model_gb": (0.0, 10_000.0),
+    "preflight.max_load_per_core": (0.0, 100.0), "preflight.min_free_vram_gib": (0.0, 10_000.0),
+    "acceptance.low_rate_warning": (0.0, 1.0), "reconcile.model_mismatch_factor": (1.0, 100.0),
+}
+
+
+def _read(text: str, source: str) -> dict[str, Any]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PolicyError(f"{source}: not valid TOML: {exc}", hint="fix the file or remove your override") from exc
+    if data.get("id", POLICY_ID) != POLICY_ID:
+        raise PolicyError(f"{source}: a policy file has id = \"{POLICY_ID}\"")
+    return {k: v for k, v in data.items() if k not in ("schema", "id")}
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any], source: str) -> dict[str, Any]:
+    from advisor.facts.specs import suggest
+
+    out = {table: dict(values) for table, values in base.items()}
+    for table, values in override.items():
+        if table not in out or not isinstance(values, Mapping):
+            raise PolicyError(f"{source}: unknown policy table [{table}]{suggest(table, out)}")
+        for key, value in values.items():
+            if key not in out[table]:
+                raise PolicyError(f"{source} [{table}]: unknown key '{key}'{suggest(key, out[table])}")
+            out[table][key] = _typed(f"{table}.{key}", value, out[table][key], source)
+    return out
+
+
+def _typed(name: str, value: Any, like: Any, source: str) -> Any:
+    if isinstance(like, list):
+        ok = isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        if not ok or not value:
+            raise PolicyError(f"{source}: {name} must be a list of whole numbers like {like!r}")
+        return value
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if not numeric or (isinstance(like, int) and not isinstance(value, int)):
+        raise PolicyError(f"{source}: {name} must be a {'whole ' if isinstance(like, int) else ''}number like "
+                          f"{like!r}, got {value!r}")
+    low, high = _RANGES.get(name, (-math.inf, math.inf))
+    if not (math.isfinite(value) and low <= value <= high):
+        raise PolicyError(f"{source}: {name} = {value!r} is outside its range [{low:g}, {high:g}]")
+    return value
+
+
+def _build(values: Mapping[str, Any], source: str) -> Policy:
+    ab: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in values["ab"].items()}
+    margin = ab.pop("min_speedup") - 1.0
+    try:
+        ab_policy = ABPolicy(margin=margin, **ab)
+        tables = {name: cls(**values[name]) for name, cls in _TABLES.items()}
+    except (TypeError, ValueError) as exc:
+        raise PolicyError(f"{source}: {exc}") from exc
+    return Policy(ab=ab_policy, source=source, **tables)
+
+
+@functools.cache
+def _builtin_values() -> dict[str, Any]:
+    text = resources.files("rules").joinpath(POLICY_FILE).read_text(encoding="utf-8")
+    return _read(text, f"rules/{POLICY_FILE}")
+
+
+def load_policy(rules_dir: Path | None = None, user_dir: Path | None = None) -> Policy:
+    """The built-in policy (or `rules_dir/policy.toml`), with `user_dir/policy.toml` merged over it."""
+    if rules_dir is not None and (rules_dir / POLICY_FILE).is_file():
+        values = _read((rules_dir / POLICY_FILE).read_text(encoding="utf-8"), str(rules_dir / POLICY_FILE))
+        values = _merge(_builtin_values(), values, str(rules_dir / POLICY_FILE))
+    else:
+        values = _builtin_values()
+    source = f"rules/{POLICY_FILE}"
+    if user_dir is not None and (user_dir / POLICY_FILE).is_file():
+        path = user_dir / POLICY_FILE
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PolicyError(f"cannot read {path}: {exc}") from exc
+        values = _merge(values, _read(text, str(path)), str(path))
+        source = str(path)
+    return _build(values, source)
+
+
+@functools.cache
+def default_policy() -> Policy:
+    """The built-in policy without user overrides (tests, simulations, the benchmark)."""
+    return _build(_builtin_values(), f"rules/{POLICY_FILE}")
+
+
+def flat_values(policy: Policy) -> dict[str, object]:
+    """Every policy value as `table.key` → value (what rule files reference as `$policy.table.key`)."""
+    from dataclasses import fields
+
+    out: dict[str, object] = {}
+    for table in ("ab", *_TABLES):
+        obj = getattr(policy, table)
+        for f in fields(obj):
+            out[f"{table}.{f.name}"] = getattr(obj, f.name)
+    out["ab.min_speedup"] = 1.0 + policy.ab.margin
+    return out

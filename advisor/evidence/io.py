@@ -1,0 +1,141 @@
+"""Load and save `evidence.json`: the one place that reads or writes the file.
+
+Saving redacts secrets, writes non-finite numbers as null and replaces the file atomically. Loading reads
+only a regular file of bounded size, upgrades schema-1 files from the first release (so nobody's history is
+lost) and decodes into `Evidence`; every problem is an `EvidenceError` (a UserError) naming what is wrong.
+Whether the numbers agree with each other is checked where they become facts (advisor/facts/checks.py).
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from advisor.atomic import write_atomic
+from advisor.evidence.codec import EvidenceError, decode, encode
+from advisor.evidence.schema import SCHEMA_VERSION, Evidence, StepRecord
+from advisor.evidence.steps import EVIDENCE_TYPES
+from advisor.evidence.warnings import WarningCode
+from advisor.redact import redact
+
+EVIDENCE_FILE = "evidence.json"
+# A quick check writes ~100 KB and a full one a few MB; far larger is not an evidence file.
+MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
+
+
+def evidence_path(path: Path) -> Path:
+    """The evidence file of a run folder, or `path` itself when it names a file."""
+    return path / EVIDENCE_FILE if path.is_dir() else path
+
+
+def to_json_text(evidence: Evidence) -> str:
+    """The text of evidence.json: secrets redacted, NaN as null, one key per line."""
+    return json.dumps(redact(encode(evidence)), indent=1, allow_nan=False, ensure_ascii=False)
+
+
+def save_evidence(evidence: Evidence, run_dir: Path) -> Path:
+    """Write `run_dir/evidence.json` atomically; returns its path."""
+    run_dir.mkdir(parents=True, exist_ok=True)
+    return write_atomic(run_dir / EVIDENCE_FILE, to_json_text(evidence))
+
+
+def read_json_file(path: Path, *, what: str, max_bytes: int = MAX_EVIDENCE_BYTES) -> Any:
+    """Parse a JSON file the user named: a regular file of bounded size, UTF-8, not absurdly nested."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}",
+                            hint=f"pass a run folder, its {EVIDENCE_FILE}, or --facts FILE.json") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise EvidenceError(f"{path} is not a regular file (a pipe or device cannot hold {what})")
+    if info.st_size > max_bytes:
+        raise EvidenceError(f"{path} is {info.st_size / 1e6:.0f} MB; {what} is far smaller")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvidenceError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvidenceError(f"{path} is not valid JSON: {exc}") from None
+    except (RecursionError, ValueError) as exc:  # deeply nested arrays; integers of thousands of digits
+        raise EvidenceError(f"{path} is not usable JSON: {type(exc).__name__}") from None
+
+
+def load_evidence(path: Path) -> Evidence:
+    """Read a run folder's evidence.json (or the file itself) into `Evidence`."""
+    file = evidence_path(path)
+    data = read_json_file(file, what="an evidence file")
+    if isinstance(data, dict) and "report_schema_version" in data:
+        raise EvidenceError(f"{file} is a report, not an evidence file",
+                            hint="reports are rendered from a run folder; pass the run folder instead")
+    return evidence_from_json(data, origin=str(file))
+
+
+def evidence_from_json(data: Any, *, origin: str = "evidence") -> Evidence:
+    """Decode parsed evidence JSON (schema 1 or 2)."""
+    if not isinstance(data, Mapping) or "schema_version" not in data:
+        raise EvidenceError(f"{origin} is not an evidence file (no schema_version)",
+                            hint="for a flat object of facts use --facts FILE.json")
+    version = data["schema_version"]
+    if version == 1:
+        data = upgrade_schema_1(data)
+    elif version != SCHEMA_VERSION:
+        raise EvidenceError(f"{origin} has evidence schema {version!r}; this version reads 1 and {SCHEMA_VERSION}",
+                            hint="update spec-advisor to read runs written by a newer release")
+    steps_raw = data.get("steps")
+    body = {k: v for k, v in data.items() if k != "steps"}
+    evidence = decode(Evidence, body, origin)
+    if steps_raw is not None and not isinstance(steps_raw, Mapping):
+        raise EvidenceError(f"{origin}.steps: expected an object, got {type(steps_raw).__name__}")
+    steps = {str(sid): _step(str(sid), raw, f"{origin}.steps.{sid}") for sid, raw in (steps_raw or {}).items()}
+    return replace(evidence, steps=steps)
+
+
+def _step(step_id: str, raw: Any, path: str) -> StepRecord:
+    if not isinstance(raw, Mapping):
+        raise EvidenceError(f"{path}: expected an object, got {type(raw).__name__}")
+    cls = EVIDENCE_TYPES.get(step_id)
+    if cls is None:
+        raise EvidenceError(f"{path}: unknown step '{step_id}'", hint="known: " + ", ".join(EVIDENCE_TYPES))
+    head = decode(StepRecord, {k: v for k, v in raw.items() if k != "evidence"}, path)
+    payload = raw.get("evidence")
+    evidence = decode(cls, payload, f"{path}.evidence") if payload else None
+    return StepRecord(head.status, head.reason, head.elapsed_s, head.warnings, evidence)
+
+
+def upgrade_schema_1(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A schema-1 file (the first release's dicts) in schema-2 shape; the numbers are untouched."""
+    out = dict(data)
+    env = dict(out.get("environment") or {})
+    binary = env.get("binary")
+    if isinstance(binary, Mapping) and "flag_dialect" in binary:
+        binary = dict(binary)
+        binary["dialect"] = binary.pop("flag_dialect")
+        env["binary"] = binary
+    out["environment"] = env
+    steps = out.get("steps")
+    if isinstance(steps, Mapping):
+        out["steps"] = {sid: _upgrade_step(rec) for sid, rec in steps.items()}
+    out["schema_version"] = SCHEMA_VERSION
+    return out
+
+
+def _upgrade_step(rec: Any) -> Any:
+    if not isinstance(rec, Mapping):
+        return rec
+    rec = dict(rec)
+    warnings = []
+    for w in rec.get("warnings") or []:
+        if isinstance(w, Mapping) and isinstance(w.get("code"), str) and w["code"].startswith("guard-gpu"):
+            # schema 1 wrote the GPU index into the code (guard-gpu0-throttle); it lives in the message now
+            w = {**w, "code": WarningCode.for_guard(w["code"].removeprefix("guard-")).value}
+        warnings.append(w)
+    rec["warnings"] = warnings
+    return rec

@@ -1,0 +1,207 @@
+"""The evidence of one check: environment, configuration, workload, one record per step, telemetry.
+
+`evidence.json` is this dataclass encoded by `advisor.evidence.codec`; `advisor.evidence.io` loads and saves
+it (and upgrades schema-1 files written by the first release). Readers use attributes, e.g.
+`evidence.baseline.decode_tok_s`, and get None for a step that did not finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+
+from advisor.config import Budget, CheckConfig
+from advisor.events import SessionStatus, StepStatus
+from advisor.evidence.steps import (
+    ABEvidence,
+    AcceptanceEvidence,
+    BaselineEvidence,
+    BatchEvidence,
+    PreflightEvidence,
+    StepEvidence,
+    VerifyEvidence,
+)
+from advisor.evidence.warnings import StepWarning, WarningCode
+from probes.engines.base import EngineInfo
+from probes.engines.llamacpp.binary import LlamaServerBinary
+from probes.gpu.probe import GpuReport
+from probes.gpu.sampler import SamplerSummary
+from probes.host import HostReport
+from probes.model.info import ModelInfo
+
+# 2: typed evidence (this module). 1: the first release's dicts, still loaded (advisor/evidence/io.py).
+SCHEMA_VERSION = 2
+E = TypeVar("E")
+RunStatus = SessionStatus | Literal["running"]
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """What the run was measured on, as the probes reported it (None: not probed, e.g. no engine started)."""
+
+    gpu: GpuReport | None = None
+    host: HostReport | None = None
+    model: ModelInfo | None = None
+    binary: LlamaServerBinary | None = None
+    engine: EngineInfo | None = None
+    packages: Mapping[str, str | None] = field(default_factory=dict)
+    command_lines: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    spec_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per managed arm: its spec flags
+
+    @property
+    def probed(self) -> bool:
+        """True once the environment was gathered (an engine was reached)."""
+        return self.gpu is not None or self.host is not None or self.engine is not None
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigRecord:
+    """The configuration as recorded: what the user chose plus what it implied (mode, effective budget).
+
+    Every field is optional: a check always writes them all, but an evidence file made by hand may say less,
+    and what it does not say stays unknown (no fact) rather than taking a default the run never had.
+    """
+
+    quick: bool | None = None
+    steps: tuple[str, ...] = ()
+    mode: Literal["managed", "attach"] | None = None
+    budget: Budget | None = None
+    spec_type: str | None = None
+    draft_model: str | None = None
+    draft_max: int | None = None
+    model: str | None = None
+    engine_url: str | None = None
+    engine_url_b: str | None = None
+    allow_remote: bool = False
+    llama_server: str | None = None
+    prompts_file: str | None = None
+    concurrency_expected: int | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    threads: int | None = None
+    out_dir: str | None = None
+    repeated_prompts: bool | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, config: CheckConfig) -> ConfigRecord:
+        """The record of `config` (paths as text, the budget it resolves to)."""
+        def text(value: object) -> str | None:
+            return str(value) if value is not None else None
+
+        return cls(
+            quick=config.quick, steps=tuple(config.steps), mode=config.mode, budget=config.budget,
+            spec_type=config.spec_type, draft_model=text(config.draft_model), draft_max=config.draft_max,
+            model=text(config.model), engine_url=config.engine_url, engine_url_b=config.engine_url_b,
+            allow_remote=config.allow_remote, llama_server=config.llama_server,
+            prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected,
+            temperature=config.temperature, seed=config.seed, threads=config.threads,
+            out_dir=text(config.out_dir), repeated_prompts=False, extra=dict(config.extra),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WorkloadSummary:
+    """Prompt ids per use (no texts: prompts stay out of evidence unless the user opts in)."""
+
+    source: str
+    baseline: tuple[str, ...] = ()
+    acceptance: tuple[str, ...] = ()
+    ab: tuple[str, ...] = ()
+    canary: str | None = None
+    categories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecord:
+    """How one step ended, its warnings, and its evidence (None when it was skipped or failed early)."""
+
+    status: StepStatus
+    reason: str | None = None
+    elapsed_s: float = 0.0
+    warnings: tuple[StepWarning, ...] = ()
+    evidence: StepEvidence | None = None
+
+    def has(self, code: WarningCode) -> bool:
+        """True when the step raised warning `code`."""
+        return any(w.code is code for w in self.warnings)
+
+
+@dataclass(frozen=True, slots=True)
+class Reconciliation:
+    """The perf model's speedup for the measured setup beside the A/B (DESIGN §4); a gap is a finding."""
+
+    predicted_speedup: float
+    priors: tuple[str, ...] = ()
+    gamma: int | None = None
+    alpha: float | None = None
+    verify_ratio: float | None = None
+    measured_speedup: float | None = None
+    relative_error: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """Everything one check measured, in the order the data flowed."""
+
+    config: ConfigRecord = field(default_factory=ConfigRecord)
+    app_version: str = ""
+    created_utc: str = ""
+    status: RunStatus = "running"
+    message: str = ""
+    run_id: str | None = None
+    environment: Environment = field(default_factory=Environment)
+    workload: WorkloadSummary | None = None
+    steps: Mapping[str, StepRecord] = field(default_factory=dict)
+    telemetry: SamplerSummary | None = None
+    reconciliation: Reconciliation | None = None
+    # Prompt texts by id, only when the user asked to keep them (`check --keep-prompts`): they may be private.
+    prompts: Mapping[str, str] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+    def record(self, step: str) -> StepRecord | None:
+        """The record of `step`, whatever its status."""
+        return self.steps.get(step)
+
+    def done(self, step: str, cls: type[E]) -> E | None:
+        """The evidence of `step` when it finished (`done`) with evidence of type `cls`; else None."""
+        rec = self.steps.get(step)
+        if rec is None or rec.status != "done" or not isinstance(rec.evidence, cls):
+            return None
+        return rec.evidence
+
+    @property
+    def preflight(self) -> PreflightEvidence | None:
+        """Preflight guards, when preflight finished."""
+        return self.done("preflight", PreflightEvidence)
+
+    @property
+    def baseline(self) -> BaselineEvidence | None:
+        """Baseline evidence, when the step finished."""
+        return self.done("baseline", BaselineEvidence)
+
+    @property
+    def acceptance(self) -> AcceptanceEvidence | None:
+        """Acceptance evidence, when the step finished."""
+        return self.done("acceptance", AcceptanceEvidence)
+
+    @property
+    def verify(self) -> VerifyEvidence | None:
+        """Verify-curve evidence, when the step finished."""
+        return self.done("verify", VerifyEvidence)
+
+    @property
+    def batch(self) -> BatchEvidence | None:
+        """Concurrency-sweep evidence, when the step finished."""
+        return self.done("batch", BatchEvidence)
+
+    @property
+    def ab(self) -> ABEvidence | None:
+        """A/B evidence, when the step finished."""
+        return self.done("ab", ABEvidence)
+
+    def warnings(self, *, finished_only: bool = True) -> list[StepWarning]:
+        """Every step's warnings in step order (by default only of steps that finished)."""
+        return [w for rec in self.steps.values() if rec.status == "done" or not finished_only
+                for w in rec.warnings]

@@ -1,0 +1,225 @@
+"""What each measurement step leaves behind: one frozen dataclass per step, units in the field names.
+
+Times are milliseconds (`_ms`), speeds tokens per second (`_tok_s`), speedups plain ratios (×), rates 0..1.
+A value the step could not measure is None, never a sentinel number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from advisor.ab.types import PairResult
+
+Bottleneck = Literal["memory", "compute", "overhead"]
+BandwidthSource = Literal["gpu-nvml", "host-measured"]
+AbVerdict = Literal["ENABLE", "SKIP", "INCONCLUSIVE"]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """One measured request. Times are server-reported (ms) except `ttft_ms`/`total_ms` (client, monotonic)."""
+
+    prompt_id: str
+    category: str
+    arm: str
+    completion_tokens: int
+    decode_ms: float | None
+    ms_per_token: float | None       # server decode ms per generated token after the first
+    tok_s: float | None              # 1000 / ms_per_token
+    prompt_tokens: int | None
+    cached_tokens: int | None
+    prompt_ms: float | None
+    ttft_ms: float
+    total_ms: float
+    draft_tokens: int | None
+    draft_accepted: int | None
+    stop_reason: str | None
+    output_digest: str
+    repetition_loop: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """One guard: passed True/False, or None when it could not be checked, with what was seen."""
+
+    passed: bool | None
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class PreflightEvidence:
+    """Environment and configuration guards, by name (e.g. `gpu0-throttle`, `host-load`, `spec-on`)."""
+
+    guards: Mapping[str, Guard] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineEvidence:
+    """Spec-off decoding: speed, its spread, and where it sits against the memory roofline."""
+
+    samples: tuple[RequestRecord, ...] = ()
+    n_requests: int = 0
+    decode_tok_s: float | None = None
+    ms_per_token: float | None = None
+    cv_pct: float | None = None
+    ttft_ms: float | None = None
+    prompt_ms: float | None = None
+    bytes_per_token_gb: float | None = None
+    peak_bandwidth_gbs: float | None = None
+    bandwidth_source: BandwidthSource | None = None
+    mbu: float | None = None                      # 0..1
+    bottleneck: Bottleneck | None = None
+    roofline_tok_s: float | None = None
+    context_depth_tokens: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryAcceptance:
+    """Acceptance of one prompt category, with a 95% CI by resampling prompts."""
+
+    rate: float | None
+    ci_low: float | None
+    ci_high: float | None
+    n_prompts: int
+    drafted: int
+    accepted: int
+    mean_length: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryRepeat:
+    """The i-th run of the one repeated prompt."""
+
+    i: int
+    tok_s: float | None
+    rate: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryRerun:
+    """An already-seen prompt run again, against its first run."""
+
+    prompt_id: str
+    first_tok_s: float
+    rerun_tok_s: float
+    ratio: float
+
+
+@dataclass(frozen=True, slots=True)
+class CanaryEvidence:
+    """How much faster the engine answers text it has seen before (repeat tok/s ÷ first-run tok/s)."""
+
+    repeats: tuple[CanaryRepeat, ...] = ()
+    reruns: tuple[CanaryRerun, ...] = ()
+    repeat_curve_inflation: float | None = None
+    seen_rerun_inflation: float | None = None
+    repeat_inflation: float | None = None
+    threshold: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptanceEvidence:
+    """Spec-on acceptance over the bundled categories (or the user's prompts) and the canary."""
+
+    rate: float | None = None
+    rate_ci_low: float | None = None
+    rate_ci_high: float | None = None
+    mean_length: float | None = None              # τ, tokens per verify step
+    mean_length_source: Literal["metrics", "timings-estimate"] | None = None
+    draft_coverage: float | None = None           # drafted tokens per generated token
+    per_category: Mapping[str, CategoryAcceptance] = field(default_factory=dict)
+    per_position: tuple[float, ...] = ()          # acceptance rate at draft position 1, 2, …
+    samples: tuple[RequestRecord, ...] = ()
+    method: str | None = None
+    draft_max: int | None = None
+    canary: CanaryEvidence | None = None
+    repeat_inflation: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyPoint:
+    """T(k): one forward over k new tokens on a cached prefix, measured and predicted."""
+
+    k: int
+    t_ms: float
+    ratio: float                                  # T(k) / T(1)
+    predicted_ratio: float | None
+    n: int
+    samples_ms: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyEvidence:
+    """The verify-cost curve at one context depth."""
+
+    depth_tokens: int
+    compute_ms_per_token: float
+    rejected_samples: int = 0
+    points: tuple[VerifyPoint, ...] = ()
+    method: str = "cached-prefix"
+    cost_ratio_at_draft_max: float | None = None
+    t1_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchLevel:
+    """Aggregate output tok/s and per-request ms/token at one concurrency, for both arms."""
+
+    concurrency: int
+    off_tok_s: float | None = None
+    off_ms_per_token_p50: float | None = None
+    off_ms_per_token_p99: float | None = None
+    off_failed: int = 0
+    on_tok_s: float | None = None
+    on_ms_per_token_p50: float | None = None
+    on_ms_per_token_p99: float | None = None
+    on_failed: int = 0
+    speedup: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BatchEvidence:
+    """The concurrency sweep and the first level where speculation stopped paying."""
+
+    levels: tuple[BatchLevel, ...] = ()
+    crossover_concurrency: int | None = None
+    slots: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ABEvidence:
+    """The paired A/B and its group-sequential decision (speedups are OFF ms/token ÷ ON ms/token)."""
+
+    decision: AbVerdict
+    speedup: float | None = None
+    ci_low: float | None = None
+    ci_high: float | None = None
+    bound_low: float | None = None
+    bound_high: float | None = None
+    ratio_of_totals: float | None = None
+    median_speedup: float | None = None
+    n_prompts: int = 0
+    n_attempted: int = 0
+    n_failed_off: int = 0
+    n_failed_on: int = 0
+    outputs_match_rate: float | None = None
+    off_p50_ms: float | None = None
+    off_p99_ms: float | None = None
+    on_p50_ms: float | None = None
+    on_p99_ms: float | None = None
+    guards: Mapping[str, Guard] = field(default_factory=dict)
+    reasons: tuple[str, ...] = ()
+    look: int | None = None
+    margin: float | None = None
+    looks: tuple[int, ...] = ()
+    pairs: tuple[PairResult, ...] = ()
+
+
+StepEvidence = (PreflightEvidence | BaselineEvidence | AcceptanceEvidence | VerifyEvidence | BatchEvidence
+                | ABEvidence)
+EVIDENCE_TYPES: Mapping[str, type] = {
+    "preflight": PreflightEvidence, "baseline": BaselineEvidence, "acceptance": AcceptanceEvidence,
+    "verify": VerifyEvidence, "batch": BatchEvidence, "ab": ABEvidence,
+}

@@ -1,0 +1,77 @@
+"""Quality-warning codes: one closed set that every step emits and every reader (facts, report, UI) reads.
+
+The values are the strings schema-1 evidence files already carry, so old runs still load. A code that a
+reader looks for but no step emits cannot exist: readers name members of this enum, not strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class WarningCode(StrEnum):
+    """Why a step's evidence is weaker than it looks."""
+
+    # preflight guards (the GPU index, when there is one, is in the message)
+    GUARD_GPU = "guard-gpu"
+    GUARD_GPU_OTHER_PROCESSES = "guard-gpu-other-processes"
+    GUARD_GPU_THROTTLE = "guard-gpu-throttle"
+    GUARD_GPU_VRAM_FREE = "guard-gpu-vram-free"
+    GUARD_HOST_LOAD = "guard-host-load"
+    GUARD_POWER = "guard-power"
+    GUARD_SPEC_OFF = "guard-spec-off"
+    GUARD_SPEC_ON = "guard-spec-on"
+    GUARD_DRAFT_VRAM = "guard-draft-vram"
+    # baseline
+    NO_DATA = "no-data"
+    NOISY = "noisy"
+    NO_ROOFLINE = "no-roofline"
+    # acceptance and its canary
+    NO_DRAFTS = "no-drafts"
+    LOW_ACCEPTANCE = "low-acceptance"
+    TRAP_INFLATION = "trap-inflation"
+    # verify
+    CACHE_MISS = "cache-miss"
+    # batch
+    FAILURES = "failures"
+    # A/B guards (advisor/ab/guards.py names, prefixed) and its early stop
+    AB_MIN_PAIRS = "guard-min-pairs"
+    AB_SPREAD = "guard-spread"
+    AB_SKEW = "guard-skew"
+    AB_MEDIAN_AND_TOTAL = "guard-median-and-total"
+    AB_SLOW_PROMPTS = "guard-slow-prompts"
+    AB_SENSITIVITY = "guard-sensitivity"
+    AB_CV_OFF = "guard-cv-off"
+    AB_ORDER_BALANCE = "guard-order-balance"
+    AB_ORDER_INTERACTION = "guard-order-interaction"
+    AB_FAILURES = "guard-failures"
+    AB_REPETITION_LOOPS = "guard-repetition-loops"
+    AB_THROTTLING = "guard-throttling"
+    AB_OUTPUTS_DIFFER = "guard-outputs-differ"
+    AB_STATISTICS = "guard-statistics"
+    STOPPED = "stopped"
+    ARM_DIED = "arm-died"
+
+    @classmethod
+    def for_guard(cls, name: str) -> WarningCode:
+        """The code of a failed guard named `name` (an A/B guard, or a preflight guard such as gpu0-throttle)."""
+        base = name
+        if name.startswith("gpu") and name[3:4].isdigit():
+            base = "gpu-" + name.split("-", 1)[1]  # gpu0-throttle → gpu-throttle
+        return cls(f"guard-{base}")
+
+
+# A repeat or caching trap was seen: the engine reuses earlier text across requests (the canary), or the
+# ON arm ran faster when it ran second (its cache saw the OFF arm's output first).
+TRAP_CODES = frozenset({WarningCode.TRAP_INFLATION, WarningCode.AB_ORDER_INTERACTION})
+# GPU clocks were held down during measurement.
+THROTTLE_CODES = frozenset({WarningCode.GUARD_GPU_THROTTLE, WarningCode.AB_THROTTLING})
+
+
+@dataclass(frozen=True, slots=True)
+class StepWarning:
+    """One quality warning of one step."""
+
+    code: WarningCode
+    message: str

@@ -1,0 +1,78 @@
+"""Facts that cannot be true: ranges per unit and relations between facts, checked wherever facts enter.
+
+A hand-written `--facts` file and a hand-edited evidence.json go through the same checks, so neither can
+say "0.50× faster with a 95% CI of 1.90–1.10×" and get ENABLE. Every failure names the fact.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from pathlib import Path
+
+from advisor.decide.policy import default_policy
+from advisor.evidence.io import read_json_file
+from advisor.facts.specs import FACT_SPECS, FactsError, validate_facts
+
+# Tolerance for comparing bounds that were computed from the same numbers (rounding only).
+_EPS = 1e-9
+# Facts measured as fractions in [0, 1].
+_FRACTION_UNIT = "0..1"
+# Every numeric fact is a count, a size, a time, a speed or a ratio: none can be negative.
+_SMALLEST = 0.0
+
+
+def _ranges(facts: Mapping[str, object], origin: str) -> None:
+    for name, value in facts.items():
+        spec = FACT_SPECS[name]
+        if spec.type not in ("int", "float") or isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if value < _SMALLEST:
+            raise FactsError(f"{origin}: fact '{name}' = {value!r} cannot be negative ({spec.meaning})")
+        if spec.unit == _FRACTION_UNIT and value > 1.0 + _EPS:
+            raise FactsError(f"{origin}: fact '{name}' = {value!r} is a fraction and must be at most 1")
+
+
+def _num(facts: Mapping[str, object], name: str) -> float | None:
+    v = facts.get(name)
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
+
+
+def _ordered(facts: Mapping[str, object], origin: str, low: str, point: str, high: str) -> None:
+    values = [(n, _num(facts, n)) for n in (low, point, high)]
+    known = [(n, v) for n, v in values if v is not None]
+    for (n1, v1), (n2, v2) in itertools.pairwise(known):
+        if v1 > v2 + _EPS:
+            raise FactsError(f"{origin}: fact '{n1}' = {v1:g} is above '{n2}' = {v2:g}; "
+                             f"expected {low} ≤ {point} ≤ {high}")
+
+
+def _decision(facts: Mapping[str, object], origin: str) -> None:
+    decision, ci_low, ci_high = facts.get("ab.decision"), _num(facts, "ab.ci_low"), _num(facts, "ab.ci_high")
+    # ENABLE says "faster": its lower bound must clear break-even. SKIP says "no worthwhile gain": its whole
+    # CI cannot lie above the smallest worthwhile speedup (that is a clear, worthwhile gain).
+    if decision == "ENABLE" and ci_low is not None and ci_low <= 1.0:
+        raise FactsError(f"{origin}: 'ab.decision' is ENABLE but 'ab.ci_low' = {ci_low:g} is not above 1")
+    worthwhile = 1.0 + default_policy().ab.margin
+    if decision == "SKIP" and ci_low is not None and ci_low > worthwhile:
+        raise FactsError(f"{origin}: 'ab.decision' is SKIP but the whole CI (from {ci_low:g}"
+                         + (f" to {ci_high:g}" if ci_high is not None else "") + f") is above {worthwhile:g}×")
+
+
+def check_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dict[str, object]:
+    """Names and types (`validate_facts`), then ranges and relations; returns the validated facts."""
+    out = validate_facts(facts, origin=origin)
+    _ranges(out, origin)
+    _ordered(out, origin, "ab.ci_low", "ab.speedup", "ab.ci_high")
+    _ordered(out, origin, "acceptance.rate_ci_low", "acceptance.rate", "acceptance.rate_ci_high")
+    _decision(out, origin)
+    return out
+
+
+def load_facts_file(path: Path | str) -> dict[str, object]:
+    """Read a `--facts FILE.json` (a flat object of fact name → value) and check it."""
+    p = Path(path)
+    data = read_json_file(p, what="a facts file", max_bytes=1024 * 1024)
+    if not isinstance(data, dict):
+        raise FactsError(f"{p} must hold one JSON object of fact name → value")
+    return check_facts(data, origin=str(p))

@@ -1,0 +1,133 @@
+"""llama.cpp speculative flags: the one builder for what the managed ON arm runs and what the user is told.
+
+`spec_args(settings, dialect)` writes the flags in the binary's own dialect (engines.md §1.6): new builds take
+`--spec-type` plus a length flag per drafter type, old builds `--draft-max` for everything and enable a plain
+draft model by `-md` alone. A flag the dialect does not have is never written: `UnsupportedSpec` says why.
+The recommendation for a measured run is the measured ON arm's flags, token for token (`spec.argv`); only
+`decide --facts` without them builds flags from the dialect facts, with this same function.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from advisor import methods
+from advisor.recommend.dialect import unknown_flags
+from probes.engines.llamacpp.binary import FlagDialect, draft_length_args
+
+DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"
+# --spec-type values per flag generation (engines.md §1.6): a name outside these is never emitted
+SPEC_TYPES_OLD = frozenset({"ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod"})
+SPEC_TYPES_NEW = SPEC_TYPES_OLD | {"draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark"}
+_TYPE_OF_FAMILY = {"eagle3": "draft-eagle3", "mtp": "draft-mtp", "draft": "draft-simple", "dflash": "draft-dflash",
+                   "dspark": "draft-dspark"}
+
+
+class UnsupportedSpec(Exception):
+    """The requested speculation cannot be written for this llama-server build; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class SpecSettings:
+    """What to speculate with: a method (a --spec-type or a family name), its draft model and lengths."""
+
+    method: str
+    draft_model: str | None = None
+    draft_max: int | None = None          # None keeps the engine's own default length
+    p_min: float | None = None            # draft models only; None keeps the engine default
+
+
+def spec_type(method: str) -> str:
+    """The --spec-type for a method name: n-gram types as they are, families as their draft-* type."""
+    family = methods.family(method)
+    return method if family == "ngram" else _TYPE_OF_FAMILY.get(family, "draft-simple")
+
+
+def spec_args(settings: SpecSettings, dialect: FlagDialect | None) -> list[str]:
+    """The speculative flags for `settings` in `dialect` (None: assume a current build)."""
+    generation = dialect.generation if dialect is not None else "new"
+    if generation == "unknown":
+        raise UnsupportedSpec("the llama-server flag dialect is unknown; run spec-advisor against it to get "
+                              "exact flags")
+    family, wanted = methods.family(settings.method), spec_type(settings.method)
+    if generation == "old" and wanted not in SPEC_TYPES_OLD and wanted != "draft-simple":
+        raise UnsupportedSpec(f"this llama-server does not support --spec-type {wanted}: the build predates it; "
+                              "update llama.cpp to use it")
+    known = SPEC_TYPES_NEW if generation == "new" else SPEC_TYPES_OLD
+    # Old builds enable a plain draft model via -md alone and only know n-gram types for --spec-type.
+    via_draft_model_only = generation == "old" and wanted == "draft-simple"
+    if not via_draft_model_only and wanted not in known:
+        raise UnsupportedSpec(f"{wanted} is not a llama.cpp --spec-type; measure one of its n-gram types "
+                              "(e.g. ngram-mod)")
+    listed = dialect.spec_types if dialect is not None else ()
+    if not via_draft_model_only and listed and wanted not in listed:
+        raise UnsupportedSpec(f"this llama-server does not support --spec-type {wanted} (supported: "
+                              f"{', '.join(listed)})")
+    if generation == "old" and not via_draft_model_only and not listed:
+        # pre-refactor builds only gained --spec-type late; without it listed in --help it may be unknown
+        raise UnsupportedSpec("this build's --help lists no --spec-type values; check `llama-server --help` "
+                              "or update")
+    argv = [] if via_draft_model_only else ["--spec-type", wanted]
+    if family in ("draft", "eagle3", "dflash", "dspark"):
+        flag = (dialect.draft_model_flag if dialect is not None else None) or "-md"
+        argv += [flag, settings.draft_model or DRAFT_PLACEHOLDER]
+    if settings.draft_max is not None:
+        argv += draft_length_args(wanted, generation, settings.draft_max)
+    if settings.p_min is not None and family == "draft":
+        flag = (dialect.p_min_flag if dialect is not None else None) or (
+            "--spec-draft-p-min" if generation == "new" else "--draft-p-min")
+        argv += [flag, f"{settings.p_min:g}"]
+    if dialect is not None and not all(dialect.knows(a) for a in argv if a.startswith("-")):
+        missing = [a for a in argv if a.startswith("-") and not dialect.knows(a)]
+        raise UnsupportedSpec(f"this llama-server does not accept {', '.join(missing)}")
+    if bad := unknown_flags(argv, generation):
+        raise UnsupportedSpec(f"this llama.cpp build ({generation} flags) does not accept {', '.join(bad)}")
+    return argv
+
+
+def dialect_from_facts(facts: Mapping[str, object]) -> FlagDialect:
+    """The flag dialect as `decide --facts` describes it (no flag list: every listed type is trusted)."""
+    def text(name: str) -> str | None:
+        v = facts.get(name)
+        return v if isinstance(v, str) and v else None
+
+    generation = text("engine.flag_generation") or "unknown"
+    types = tuple(t.strip() for t in (text("engine.spec_types") or "").split(",") if t.strip())
+    return FlagDialect(
+        generation=generation if generation in ("new", "old") else "unknown",  # type: ignore[arg-type]
+        spec_types=types, draft_max_flag=text("engine.draft_max_flag"),
+        draft_model_flag=text("engine.draft_model_flag"), p_min_flag=text("engine.p_min_flag"),
+        has_spec_synth=False, has_metrics_flag=False)
+
+
+def recommended_args(facts: Mapping[str, object], default_draft_max: int | None, notes: list[str]) -> tuple[str, ...]:
+    """The flags to recommend: the measured ON arm's (`spec.argv`), else built from the dialect facts."""
+    measured = facts.get("spec.argv")
+    if isinstance(measured, str) and measured:
+        return tuple(shlex.split(measured))
+    method = str(facts.get("spec.method") or "")
+    draft_max = facts.get("spec.draft_max")
+    p_min = facts.get("spec.draft_p_min")
+    model = facts.get("spec.draft_model")
+    settings = SpecSettings(
+        method=method, draft_model=model if isinstance(model, str) and model else None,
+        draft_max=draft_max if isinstance(draft_max, int) and draft_max > 0 else default_draft_max,
+        p_min=float(p_min) if isinstance(p_min, int | float) and not isinstance(p_min, bool) else None)
+    dialect = dialect_from_facts(facts)
+    stated = dialect.draft_max_flag
+    if dialect.generation == "new" and stated and stated != "--spec-draft-n-max":
+        notes.append(f"not emitted: this llama.cpp build (new flags) does not accept {stated}")
+        return ()
+    try:
+        argv = spec_args(settings, dialect)
+    except UnsupportedSpec as exc:
+        notes.append(str(exc))
+        return ()
+    family = methods.family(method)
+    if family in ("draft", "eagle3") and settings.draft_model is None:
+        notes.append(f"replace {DRAFT_PLACEHOLDER} with the draft model you measured")
+    if dialect.generation == "new" and family == "draft":
+        notes.append("in current llama.cpp -md alone does not turn speculation on; keep --spec-type draft-simple")
+    return tuple(argv)
