@@ -12,12 +12,13 @@ import functools
 import math
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from advisor.ab.policy import ABPolicy
+from advisor.decide.comments import notes
 from advisor.errors import UserError
 
 POLICY_FILE = "policy.toml"
@@ -84,6 +85,7 @@ class Policy:
     acceptance: AcceptancePolicy
     reconcile: ReconcilePolicy
     source: str = ""
+    notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
     def value(self, dotted: str) -> object:
         """`ab.min_speedup` → 1.02: a policy value by its table and key (rules refer to them this way)."""
@@ -165,9 +167,12 @@ def _build(values: Mapping[str, Any], source: str) -> Policy:
 
 
 @functools.cache
+def _builtin_text() -> str:
+    return resources.files("rules").joinpath(POLICY_FILE).read_text(encoding="utf-8")
+
+
 def _builtin_values() -> dict[str, Any]:
-    text = resources.files("rules").joinpath(POLICY_FILE).read_text(encoding="utf-8")
-    return _read(text, f"rules/{POLICY_FILE}")
+    return _read(_builtin_text(), f"rules/{POLICY_FILE}")
 
 
 def load_policy(rules_dir: Path | None = None, user_dir: Path | None = None) -> Policy:
@@ -186,13 +191,13 @@ def load_policy(rules_dir: Path | None = None, user_dir: Path | None = None) -> 
             raise PolicyError(f"cannot read {path}: {exc}") from exc
         values = _merge(values, _read(text, str(path)), str(path))
         source = str(path)
-    return _build(values, source)
+    return replace(_build(values, source), notes=notes(_builtin_text()))
 
 
 @functools.cache
 def default_policy() -> Policy:
     """The built-in policy without user overrides (tests, simulations, the benchmark)."""
-    return _build(_builtin_values(), f"rules/{POLICY_FILE}")
+    return replace(_build(_builtin_values(), f"rules/{POLICY_FILE}"), notes=notes(_builtin_text()))
 
 
 def flat_values(policy: Policy) -> dict[str, object]:

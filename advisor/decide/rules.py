@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 from advisor import paths
+from advisor.decide.comments import notes
 from advisor.decide.policy import POLICY_FILE, Policy, flat_values, load_policy
 from advisor.decide.text import placeholders
 from advisor.errors import UserError
@@ -61,13 +62,17 @@ class Branch:
 
 @dataclass(frozen=True, slots=True)
 class RuleFile:
-    """One question: thresholds plus branches, first match wins."""
+    """One question: thresholds plus branches, first match wins; `notes` are the file's comments (sources)."""
 
     id: str
     question: str
     thresholds: Mapping[str, Scalar]
     branches: tuple[Branch, ...]
     source: str
+    what: str = ""
+    why: str = ""
+    references: tuple[str, ...] = ()
+    notes: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +186,10 @@ def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
         raise _fail(f"{rid} ({source})", "needs exactly one `default = true` branch, placed last")
     if len({b.id for b in branches}) != len(branches):
         raise _fail(rid, "branch ids must be unique")
-    return RuleFile(rid, str(data.get("question", "")), thresholds, branches, source)
+    refs = data.get("references") or []
+    return RuleFile(rid, str(data.get("question", "")), thresholds, branches, source, what=str(data.get("what", "")),
+                    why=str(data.get("why", "")), references=tuple(str(r) for r in refs if isinstance(r, str)),
+                    notes=notes(text))
 
 
 def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
@@ -214,7 +222,7 @@ def _apply_thresholds(files: dict[str, RuleFile], path: Path) -> None:
                     and not isinstance(value, bool)):
                 raise _fail(f"{path} [{rid}]", f"threshold '{name}' must be like {merged[name]!r}")
             merged[name] = value
-        files[rid] = RuleFile(rule.id, rule.question, merged, rule.branches, rule.source)
+        files[rid] = replace(rule, thresholds=merged)
 
 
 def _check_graph(files: Mapping[str, RuleFile], root: str) -> None:
