@@ -48,13 +48,17 @@ class CheckConfig:
     model: Path | None = None                # managed mode: target GGUF (default: the demo model)
     spec_type: str = "ngram-mod"
     draft_model: Path | None = None
-    draft_max: int = 8
+    draft_max: int | None = None           # γ; None measures the engine's own default for the method
     prompts_file: Path | None = None
     concurrency_expected: int = 1
     temperature: float = 0.0
     seed: int = 42
     threads: int | None = None
     out_dir: Path | None = None
+    # Restart the ON server before each phase that measures it (acceptance, canary, batch, A/B); off only to
+    # measure how much a warm n-gram pool inflates the A/B (bench/pool_effect.py).
+    fresh_pool: bool = True
+    keep_prompts: bool = False               # store prompt texts in evidence (they may be private)
     extra: dict[str, Any] = field(default_factory=dict)
     budget_override: Budget | None = None    # tests and benchmarks size steps precisely
 

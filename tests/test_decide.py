@@ -71,11 +71,37 @@ def test_trap_canary_blocks_enable_even_with_a_clean_ab() -> None:
 
 
 def test_missing_guard_fact_withholds_enable_and_names_it() -> None:
+    # an n-gram A/B whose canary is missing (and no fresh server): repeat inflation cannot be ruled out
     facts = _facts("dense_enable.json")
-    del facts["baseline.cv_pct"]
+    del facts["acceptance.repeat_inflation"]
     v = decide(facts)
     assert v.verdict == "INCONCLUSIVE"
-    assert "baseline.cv_pct" in v.missing_facts
+    assert "acceptance.repeat_inflation" in v.missing_facts
+
+
+def test_a_check_that_cannot_be_made_is_a_caveat_not_a_withheld_enable() -> None:
+    facts = _facts("dense_enable.json")
+    del facts["baseline.cv_pct"]  # the A/B's own CI carries the noise
+    v = decide(facts)
+    assert v.verdict == "ENABLE"
+    assert any("baseline.cv_pct" in c for c in v.caveats)
+
+
+def test_reported_model_based_ab_enables_with_caveats() -> None:
+    # seed 000 §4.3: vLLM + MTP, k = 1, one stream, 60 paired prompts, +27.5%
+    facts = {"engine.kind": "vllm", "spec.method": "mtp", "spec.draft_max": 1, "workload.concurrency": 1,
+             "ab.n_prompts": 60, "ab.speedup": 1.275, "ab.ci_low": 1.22, "ab.ci_high": 1.33}
+    v = decide(facts)
+    assert v.verdict == "ENABLE" and v.caveats and v.flags is not None
+
+
+def test_reported_cache_based_ab_without_canary_or_reset_is_inconclusive() -> None:
+    facts = {"engine.kind": "llama.cpp", "spec.method": "ngram-mod", "workload.concurrency": 1, "ab.n_prompts": 60,
+             "ab.speedup": 1.275, "ab.ci_low": 1.22, "ab.ci_high": 1.33}
+    v = decide(facts)
+    assert v.verdict == "INCONCLUSIVE" and any("rules out" in b for b in v.because)
+    fresh = decide(facts | {"measurement.pool_reset": True})
+    assert fresh.verdict == "ENABLE"
 
 
 def test_clear_ab_loss_skips_with_alternatives() -> None:

@@ -68,7 +68,7 @@ EVIDENCE: dict[str, object] = {
                    "evidence": {"depth_tokens": 256, "compute_ms_per_token": 1.0, "cost_ratio_at_draft_max": 9}},
         "batch": {"status": "done", "evidence": {"crossover_concurrency": None,
                                                   "levels": [{"concurrency": 1}, {"concurrency": 4}]}},
-        "ab": {"status": "done", "evidence": {
+        "ab": {"status": "done", "warnings": [{"code": "guard-order-interaction", "message": "x"}], "evidence": {
             "speedup": 1.2, "ci_low": 1.1, "ci_high": 1.3, "n_prompts": 20, "outputs_match_rate": 1.0,
             "decision": "ENABLE", "guards": {"skew": {"passed": True, "detail": ""},
                                              "throttling": {"passed": False, "detail": ""}}}},

@@ -32,7 +32,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", type=Path, help="target model GGUF (default: the bundled demo model)")
     p.add_argument("--spec-type", default="ngram-mod", help="speculation type for the ON arm (default ngram-mod)")
     p.add_argument("--draft-model", type=Path, help="draft model GGUF (uses --spec-type draft-simple)")
-    p.add_argument("--draft-max", type=int, default=8, help="longest draft γ (default 8)")
+    p.add_argument("--draft-max", type=int,
+                   help="longest draft γ (default: the engine's own default for the method, read from --help)")
     p.add_argument("--prompts", type=Path, help="your prompts: text (one per line), JSONL, or chat JSONL")
     p.add_argument("--steps", default=",".join(ALL_STEPS), help=f"comma list of {','.join(ALL_STEPS)}")
     p.add_argument("--concurrency", type=int, default=1, help="simultaneous requests you expect (default 1)")
@@ -58,7 +59,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     """Validate the arguments into a `CheckConfig`."""
     if args.engine_url_b and not args.engine_url:
         raise UserError("--engine-url-b needs --engine-url")
-    if args.draft_max < 1:
+    if args.draft_max is not None and args.draft_max < 1:
         raise UserError("--draft-max must be at least 1")
     if args.prompts is not None:
         # Fail on a bad prompt file before any engine starts (loading the file is cheap; servers are not).

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from advisor.decide.rules import UNARY_OPS
 from advisor.decide.verdict import Verdict, decide, verdict_to_json
 from advisor.deploy.render import FORMATS, render_deploy
 from advisor.errors import UserError
@@ -46,6 +47,8 @@ def _print_text(v: Verdict) -> None:
     speed = f"{v.predicted_speedup:.2f}×" if v.predicted_speedup is not None else "n/a"
     prior = " (uses priors)" if v.prediction_is_prior else ""
     print(f"Verdict: {v.verdict}")
+    if v.measured_with:
+        print(f"Measured with: {v.measured_with}")
     print(f"Predicted speedup: {speed}{prior}")
     for line in v.because:
         print(f"  because: {line}")
@@ -56,6 +59,8 @@ def _print_text(v: Verdict) -> None:
             print(f"  step: {step}")
         for note in v.flags.notes:
             print(f"  note: {note}")
+    for caveat in v.caveats:
+        print(f"  caveat: {caveat}")
     for alt in v.alternatives:
         print(f"  instead: {alt}")
     for w in v.warnings:
@@ -64,7 +69,7 @@ def _print_text(v: Verdict) -> None:
         print(f"Missing facts: {', '.join(v.missing_facts)}")
     print("Trace:")
     for c in v.trace:
-        expected = "" if c.op in ("is-true", "is-false") else f" {c.expected!r}"
+        expected = "" if c.op in UNARY_OPS else f" {c.expected!r}"
         print(f"  [{trace_word(c.outcome, c.leads_to):24}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} "
               f"(actual {c.actual!r})")
 

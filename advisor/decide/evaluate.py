@@ -2,7 +2,9 @@
 
 A missing fact makes its condition *unknown* (None). Per branch, `unknown` says what an unknown result
 does: `block` stops with INCONCLUSIVE naming the facts, `defer` treats the branch as not matched but
-remembers the facts (a final ENABLE then becomes INCONCLUSIVE), `ignore` treats it as not matched.
+remembers the facts (a final ENABLE then becomes INCONCLUSIVE), `caveat` treats it as not matched and
+lists the check as one that could not be made (an ENABLE stands, with the caveat), `ignore` treats it as
+not matched. `absent` and `not-true` are never unknown: they ask about the missing fact itself.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from advisor.decide.rules import Branch, Condition, RuleFile, RuleSet, VerdictName
+from advisor.decide.rules import TOTAL_OPS, Branch, Condition, RuleFile, RuleSet, VerdictName
 
 _MISSING = object()
 _CMP: dict[str, Callable[[Any, Any], Any]] = {
@@ -59,6 +61,7 @@ class Walk:
     missing: list[str] = field(default_factory=list)
     path: list[str] = field(default_factory=list)
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (rule, branch, warning template)
+    caveats: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)  # (rule, branch, missing facts)
 
 
 def _resolve(value: object, rules: RuleSet, rule: RuleFile, facts: Mapping[str, object]) -> tuple[object, list[str]]:
@@ -80,6 +83,10 @@ def _test(op: str, actual: Any, expected: Any) -> bool:
         return actual is True
     if op == "is-false":
         return actual is False
+    if op == "not-true":
+        return actual is not True
+    if op == "absent":
+        return actual is _MISSING
     if op == "in":
         return actual in expected
     if op == "not-in":
@@ -94,12 +101,13 @@ def check(cond: Condition, rules: RuleSet, rule: RuleFile, branch: Branch,
           facts: Mapping[str, object]) -> tuple[Check, list[str]]:
     """Evaluate one condition; unknown when the fact or a referenced fact is missing."""
     expected, missing = _resolve(cond.value, rules, rule, facts)
-    if cond.fact not in facts:
+    if cond.fact not in facts and cond.op not in TOTAL_OPS:
         missing = [cond.fact, *missing]
-    actual = facts.get(cond.fact)
+    actual = facts.get(cond.fact, _MISSING if cond.op == "absent" else None)
     shown = None if expected is _MISSING else expected
     passed = None if missing else _test(cond.op, actual, expected)
-    return Check(rule.id, branch.id, cond.fact, cond.op, shown, actual, passed), missing
+    return Check(rule.id, branch.id, cond.fact, cond.op, shown, None if actual is _MISSING else actual,
+                 passed), missing
 
 
 def _with_outcome(c: Check, branch: Branch, *, taken: bool) -> Check:
@@ -148,6 +156,8 @@ def walk(rules: RuleSet, facts: Mapping[str, object], start: str | None = None, 
                     return result
                 if branch.unknown == "defer":
                     result.deferred.extend(m for m in missing if m not in result.deferred)
+                elif branch.unknown == "caveat":
+                    result.caveats.append((rule.id, branch.id, tuple(missing)))
         assert taken is not None  # the loader guarantees a default branch
         result.path.append(f"{rule.id}/{taken.id}")
         result.rule, result.branch = rule.id, taken.id

@@ -1,10 +1,11 @@
 """The conditions no rule file may relax: an ENABLE needs all of them, or it becomes INCONCLUSIVE.
 
 DESIGN §4 step 2 and §5, reliability.md A14: a measured A/B whose lower bound is above break-even, enough
-pairs, no repeated-prompt workload, no repeat inflation above the canary limit, no trap or throttling flag,
-every A/B guard passing. The numbers are the policy's (rules/policy.toml); where the user's override and the
-built-in policy differ, the stricter applies, so an override can tighten an invariant but never relax it.
-Each invariant is reported as a trace check (rule "invariants"), so the trace shows why ENABLE was withheld.
+pairs, no repeated-prompt workload, no trap or throttling flag, every A/B guard passing, and — for a
+cache-based method whose A/B did not start on a fresh server — a canary that rules out repeat inflation.
+The numbers are the policy's (rules/policy.toml); where the user's override and the built-in policy differ,
+the stricter applies, so an override can tighten an invariant but never relax it. Each invariant is
+reported as a trace check (rule "invariants"), so the trace shows why ENABLE was withheld.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ def invariant_checks(facts: Mapping[str, object], policy: Policy) -> list[Blocke
     max_inflation = min(policy.canary.max_repeat_inflation, built_in.canary.max_repeat_inflation)
     ci_low, pairs = _num(facts, "ab.ci_low"), facts.get("ab.n_prompts")
     inflation = _num(facts, "acceptance.repeat_inflation")
+    # Repeat memory can reach the A/B only through a cache-based method on a server that had seen earlier
+    # prompts; an unknown method counts as cache-based (fail closed).
+    exposed = facts.get("spec.cache_based") is not False and facts.get("measurement.pool_reset") is not True
     out = [
         Blocker(_check("ab.ci_low", "<=", BREAK_EVEN, ci_low, None if ci_low is None else ci_low <= BREAK_EVEN),
                 "no measured A/B lower bound above 1.0×"),
@@ -57,8 +61,12 @@ def invariant_checks(facts: Mapping[str, object], policy: Policy) -> list[Blocke
                        facts.get("workload.repeated_prompts") is True),
                 "the workload repeats prompts, which inflates speculative speedups"),
         Blocker(_check("acceptance.repeat_inflation", ">", max_inflation, inflation,
-                       inflation is not None and inflation > max_inflation),
-                f"re-seen prompts ran {inflation or 0:.2f}× faster (limit {max_inflation})"),
+                       exposed and inflation is not None and inflation > max_inflation),
+                f"re-seen prompts ran {inflation or 0:.2f}× faster (limit {max_inflation}) and the A/B ran on a "
+                "server that had seen earlier prompts"),
+        Blocker(_check("acceptance.repeat_inflation", "absent", None, inflation, exposed and inflation is None),
+                "a cache-based method without a canary or a freshly started server cannot rule out "
+                "repeated-prompt inflation"),
     ]
     for name, text in (("measurement.trap_suspected", "a caching trap was flagged"),
                        ("measurement.throttled", "the GPU throttled during measurement")):

@@ -20,11 +20,16 @@ from advisor.decide.text import placeholders
 from advisor.errors import UserError
 from advisor.facts.specs import FACT_SPECS, suggest
 
-Op = Literal[">", ">=", "<", "<=", "==", "!=", "in", "not-in", "between", "is-true", "is-false"]
-UnknownMode = Literal["block", "defer", "ignore"]
+Op = Literal[">", ">=", "<", "<=", "==", "!=", "in", "not-in", "between", "is-true", "is-false", "not-true",
+             "absent"]
+UnknownMode = Literal["block", "defer", "caveat", "ignore"]
 VerdictName = Literal["ENABLE", "SKIP", "INCONCLUSIVE"]
 OPS: tuple[str, ...] = get_args(Op)
-UNARY_OPS = ("is-true", "is-false")
+UNARY_OPS = ("is-true", "is-false", "not-true", "absent")
+BOOL_OPS = ("is-true", "is-false", "not-true")
+# Operators that answer even when the fact is missing: `absent` asks exactly that, `not-true` reads a missing
+# flag as "not set" (false or absent).
+TOTAL_OPS = ("not-true", "absent")
 NUMERIC_OPS = (">", ">=", "<", "<=", "between")
 ROOT_ID = "spec-decoding"
 Scalar = float | int | str | bool
@@ -115,7 +120,7 @@ def _check_value(where: str, cond: Condition, thresholds: Mapping[str, object]) 
     if cond.op == "between" and not (isinstance(cond.value, list) and len(cond.value) == 2):
         raise _fail(where, "'between' needs [low, high]")
     type_ = FACT_SPECS[cond.fact].type
-    if cond.op in UNARY_OPS and type_ != "bool":
+    if cond.op in BOOL_OPS and type_ != "bool":
         raise _fail(where, f"'{cond.op}' needs a bool fact; '{cond.fact}' is {type_}")
     if cond.op in NUMERIC_OPS and type_ not in ("int", "float"):
         raise _fail(where, f"'{cond.op}' needs a numeric fact; '{cond.fact}' is {type_}")
@@ -160,7 +165,8 @@ def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, objec
         raise _fail(where, f"verdict must be ENABLE, SKIP or INCONCLUSIVE, got {verdict!r}")
     unknown = raw.get("unknown", "block")
     if unknown not in get_args(UnknownMode):
-        raise _fail(where, f"unknown must be block, defer or ignore{suggest(str(unknown), ['block', 'defer'])}")
+        raise _fail(where, "unknown must be block, defer, caveat or ignore"
+                           f"{suggest(str(unknown), list(get_args(UnknownMode)))}")
     mode = cast(Literal["all", "any", "default"], "default" if is_default else next(iter(when)))
     conds = tuple(_condition(where, c, thresholds) for c in (when.get(mode) or []) if mode != "default")
     if mode != "default" and not conds:

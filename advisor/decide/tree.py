@@ -15,6 +15,7 @@ from advisor.decide.rules import POLICY_REF, Branch, Condition, RuleFile, RuleSe
 UNKNOWN_WORDS = {
     "block": "the walk stops here: INCONCLUSIVE, naming the missing fact",
     "defer": "the walk goes on, but a later ENABLE is withheld (INCONCLUSIVE) and the fact is listed as missing",
+    "caveat": "the walk goes on and a later ENABLE stands, with this check listed as one that could not be made",
     "ignore": "it counts as 'not the case'",
 }
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from advisor import methods
 from advisor.decide.evaluate import Check, Walk, walk
 from advisor.decide.invariants import blockers, invariant_checks
 from advisor.decide.policy import Policy, default_policy
@@ -40,14 +41,20 @@ class Verdict:
     rule_id: str
     branch_id: str
     path: tuple[str, ...]
+    measured_with: str | None = None  # the drafter's knobs as measured (spec.settings), when known
+    caveats: tuple[str, ...] = ()     # checks that could not be made for lack of facts; the verdict stands
 
 
 def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction | None]:
     """Facts plus the derived ones rules may use: ab.measured and predict.* (prediction from predict.py)."""
     out = dict(facts)
     out["ab.measured"] = "ab.ci_low" in out and "ab.ci_high" in out
-    for name in ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior"):
-        out.pop(name, None)  # always recomputed, so a facts file cannot claim a prediction
+    for name in ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior",
+                 "spec.cache_based"):
+        out.pop(name, None)  # always derived, so a facts file cannot claim them
+    method = out.get("spec.method")
+    if isinstance(method, str) and method and method != "none":
+        out["spec.cache_based"] = methods.is_cache_based(method)
     prediction = predict(out)
     out["predict.available"] = prediction is not None
     if prediction is not None:
@@ -101,7 +108,10 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         predicted_speedup=pred.speedup if pred else None, prediction_is_prior=bool(pred and pred.is_prior),
         flags=recommend(facts) if verdict == "ENABLE" else None,
         alternatives=alternatives(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else (),
-        warnings=tuple(warnings), rule_id=result.rule, branch_id=result.branch, path=tuple(result.path))
+        warnings=tuple(warnings), rule_id=result.rule, branch_id=result.branch, path=tuple(result.path),
+        caveats=tuple(f"{rule}/{branch}: not checked, needs {', '.join(missing)}"
+                      for rule, branch, missing in result.caveats),
+        measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None)
 
 
 def _failed(exc: Exception) -> Verdict:
@@ -140,4 +150,6 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "warnings": list(v.warnings),
         "decided_by": f"{v.rule_id}/{v.branch_id}" if v.rule_id else None,
         "path": list(v.path),
+        "measured_with": v.measured_with,
+        "caveats": list(v.caveats),
     }

@@ -48,6 +48,8 @@ class Environment:
     packages: Mapping[str, str | None] = field(default_factory=dict)
     command_lines: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     spec_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per managed arm: its spec flags
+    # the managed ON arm's drafter knobs as it ran them: flag → value, set by us or the engine's stated default
+    spec_params: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def probed(self) -> bool:
@@ -129,6 +131,16 @@ class StepRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerRestart:
+    """A managed server restarted to a clean state before a phase (what the phase then measured on)."""
+
+    arm: str
+    before: str                 # the phase: acceptance, canary, batch, ab
+    generation: int             # the new process's generation (the first server is 1)
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
 class Reconciliation:
     """The perf model's speedup for the measured setup beside the A/B (DESIGN §4); a gap is a finding."""
 
@@ -154,6 +166,7 @@ class Evidence:
     environment: Environment = field(default_factory=Environment)
     workload: WorkloadSummary | None = None
     steps: Mapping[str, StepRecord] = field(default_factory=dict)
+    restarts: tuple[ServerRestart, ...] = ()
     telemetry: SamplerSummary | None = None
     reconciliation: Reconciliation | None = None
     # Prompt texts by id, only when the user asked to keep them (`check --keep-prompts`): they may be private.

@@ -38,6 +38,18 @@ class RequestRecord:
     stop_reason: str | None
     output_digest: str
     repetition_loop: bool
+    server_generation: int | None = None  # which process of its arm answered (a restart starts the next)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolState:
+    """The ON server's cross-request memory (n-gram tables, caches) when a phase began.
+
+    `fresh` is True when we restarted it and warmed it only with prompts from outside every measured set,
+    None when it could not be known (an attached server we cannot restart)."""
+
+    fresh: bool | None
+    generation: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +129,7 @@ class CanaryEvidence:
     seen_rerun_inflation: float | None = None
     repeat_inflation: float | None = None
     threshold: float | None = None
+    pool: PoolState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +149,7 @@ class AcceptanceEvidence:
     draft_max: int | None = None
     canary: CanaryEvidence | None = None
     repeat_inflation: float | None = None
+    pool: PoolState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +200,7 @@ class BatchEvidence:
     levels: tuple[BatchLevel, ...] = ()
     crossover_concurrency: int | None = None
     slots: int | None = None
+    pool: PoolState | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +230,7 @@ class ABEvidence:
     margin: float | None = None
     looks: tuple[int, ...] = ()
     pairs: tuple[PairResult, ...] = ()
+    pool: PoolState | None = None
 
 
 StepEvidence = (PreflightEvidence | BaselineEvidence | AcceptanceEvidence | VerifyEvidence | BatchEvidence

@@ -62,9 +62,9 @@ class WarningCode(StrEnum):
         return cls(f"guard-{base}")
 
 
-# A repeat or caching trap was seen: the engine reuses earlier text across requests (the canary), or the
-# ON arm ran faster when it ran second (its cache saw the OFF arm's output first).
-TRAP_CODES = frozenset({WarningCode.TRAP_INFLATION, WarningCode.AB_ORDER_INTERACTION})
+# A trap inside the A/B itself: the ON arm ran faster when it ran second. (The canary's TRAP_INFLATION is a
+# finding about the engine; rules/measurement-validity.toml decides when it can reach the A/B.)
+TRAP_CODES = frozenset({WarningCode.AB_ORDER_INTERACTION})
 # GPU clocks were held down during measurement.
 THROTTLE_CODES = frozenset({WarningCode.GUARD_GPU_THROTTLE, WarningCode.AB_THROTTLING})
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import shlex
 import statistics
+from collections.abc import Mapping
 
 from advisor.evidence.schema import Environment, Evidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence
@@ -77,6 +78,22 @@ def _environment(env: Environment, out: Facts) -> None:
     measured = env.spec_args.get("on")
     if measured:  # the managed ON arm's flags: what the recommendation repeats, token for token
         out["spec.argv"] = shlex.join(measured)
+    if env.spec_params:
+        out["spec.settings"] = settings_text(measured or (), env.spec_params)
+
+
+def settings_text(argv: tuple[str, ...] | list[str], params: Mapping[str, str]) -> str:
+    """`ngram-mod: n-max 64, n-min 48, n-match 24 (engine defaults)` — the drafter's knobs as it ran."""
+    spec_type = argv[argv.index("--spec-type") + 1] if "--spec-type" in argv else "draft-simple"
+    parts, defaults = [], []
+    for flag, value in params.items():
+        name = flag.removeprefix("--").removeprefix("spec-").removeprefix(f"{spec_type}-").removeprefix("draft-")
+        parts.append(f"{name} {value}")
+        if flag not in argv:
+            defaults.append(name)
+    word = "engine default" if len(defaults) == 1 else "engine defaults"
+    tail = "" if not defaults else f" ({word})" if len(defaults) == len(parts) else f" ({', '.join(defaults)}: {word})"
+    return f"{spec_type}: " + ", ".join(parts) + tail
 
 
 def _config(ev: Evidence, out: Facts) -> None:
@@ -117,6 +134,8 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
         _put(out, f"ab.{key}", getattr(ab, key))
     out["ab.n_prompts"] = ab.n_prompts
     out["ab.decision"] = ab.decision
+    if ab.pool is not None:  # fresh None: an attached server we did not restart, so not reset
+        out["measurement.pool_reset"] = ab.pool.fresh is True
     if ab.guards:
         failed = sorted(name for name, g in ab.guards.items() if g.passed is False)
         out["ab.guards_passed"] = not failed

@@ -74,6 +74,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("spec.draft_p_min", "float", "", "minimum draft probability to keep drafting", "config"),
     _s("spec.argv", "str", "", "the measured ON arm's speculative flags, shell-quoted (what is recommended)",
        "managed ON arm"),
+    _s("spec.settings", "str", "", "the drafter's knobs as measured, in words (which are the engine's defaults)",
+       "managed ON arm"),
     _s("workload.concurrency", "int", "requests", "simultaneous requests the user expects (home: 1)",
        "config"),
     _s("workload.repeated_prompts", "bool", "", "the measured workload repeats prompts", "config"),
@@ -109,6 +111,10 @@ _SPECS: tuple[FactSpec, ...] = (
        "steps acceptance, ab"),
     _s("measurement.throttled", "bool", "", "GPU clocks were throttled during a measured step",
        "NVML sampling"),
+    _s("measurement.pool_reset", "bool", "", "the A/B ran on a freshly started ON server (no memory of earlier "
+       "prompts); false for an attached server or with fresh pools off", "step ab"),
+    _s("spec.cache_based", "bool", "", "the method keeps drafting tables across requests (n-gram, lookup, "
+       "suffix), so repeated text can inflate it (derived from spec.method)", "derived: advisor/methods.py"),
     _s("vram.headroom_after_draft_gib", "float", "GiB", "VRAM left after loading a draft model + its KV",
        "preflight"),
     _s("predict.available", "bool", "", "a speedup could be predicted (derived)", "derived: predict.py"),

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from advisor import methods
 from advisor.recommend.dialect import unknown_flags
-from probes.engines.llamacpp.binary import FlagDialect, draft_length_args
+from probes.engines.llamacpp.binary import FlagDialect, Generation
 
 DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"
 # --spec-type values per flag generation (engines.md §1.6): a name outside these is never emitted
@@ -23,6 +23,74 @@ SPEC_TYPES_OLD = frozenset({"ngram-cache", "ngram-simple", "ngram-map-k", "ngram
 SPEC_TYPES_NEW = SPEC_TYPES_OLD | {"draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark"}
 _TYPE_OF_FAMILY = {"eagle3": "draft-eagle3", "mtp": "draft-mtp", "draft": "draft-simple", "dflash": "draft-dflash",
                    "dspark": "draft-dspark"}
+
+
+@dataclass(frozen=True, slots=True)
+class MethodFlags:
+    """The knobs of one --spec-type: what caps a draft, what sets its minimum, what else shapes it."""
+
+    draft_max: str
+    draft_min: str | None = None        # written only when its default would exceed the cap (contradictory)
+    extra: tuple[str, ...] = ()         # named in the evidence and the verdict, left at the engine's value
+
+
+# New builds give each n-gram type its own length flag: `--spec-draft-n-max` does not limit `ngram-mod`,
+# which drafts up to its own n-max (seen on the real server: draft_n = 64 in one verify step). engines.md §1.6.
+_NEW_FLAGS: dict[str, MethodFlags] = {
+    "ngram-mod": MethodFlags("--spec-ngram-mod-n-max", "--spec-ngram-mod-n-min", ("--spec-ngram-mod-n-match",)),
+    **{t: MethodFlags(f"--spec-{t}-size-m", None, (f"--spec-{t}-size-n", f"--spec-{t}-min-hits"))
+       for t in ("ngram-simple", "ngram-map-k", "ngram-map-k4v")},
+}
+_NEW_DRAFT = MethodFlags("--spec-draft-n-max", None, ("--spec-draft-n-min", "--spec-draft-p-min"))
+# Old builds used --draft-max for every drafter.
+_OLD_FLAGS = MethodFlags("--draft-max", None, ("--draft-min", "--draft-p-min"))
+
+
+def method_flags(spec_type: str, generation: Generation) -> MethodFlags:
+    """The length and shape flags of `spec_type` in this flag generation."""
+    if generation == "old":
+        return _OLD_FLAGS
+    return _NEW_FLAGS.get(spec_type, _NEW_DRAFT)
+
+
+def length_args(spec_type: str, dialect: FlagDialect | None, n: int) -> list[str]:
+    """Flags that cap drafts at `n` tokens; the minimum is lowered to `n` when its default would exceed it
+    (or is not known), because a minimum above the maximum is contradictory."""
+    flags = method_flags(spec_type, dialect.generation if dialect is not None else "new")
+    args = [flags.draft_max, str(n)]
+    if flags.draft_min is not None:
+        default = dialect.default(flags.draft_min) if dialect is not None else None
+        if default is None or not default.isdigit() or int(default) > n:
+            args += [flags.draft_min, str(n)]
+    return args
+
+
+def effective_params(argv: list[str] | tuple[str, ...], dialect: FlagDialect | None) -> dict[str, str]:
+    """What the drafter ran with: every knob of its --spec-type, as set in `argv` or else the engine's default.
+
+    Keys are the flags; values are text as llama-server prints them. Empty when speculation is off."""
+    if "--spec-type" in argv:
+        wanted = argv[argv.index("--spec-type") + 1]
+    elif any(a in argv for a in ("-md", "--model-draft", "--spec-draft-model")):
+        wanted = "draft-simple"
+    else:
+        return {}
+    flags = method_flags(wanted, dialect.generation if dialect is not None else "new")
+    out: dict[str, str] = {}
+    for flag in (flags.draft_max, flags.draft_min, *flags.extra):
+        if flag is None:
+            continue
+        if flag in argv and argv.index(flag) + 1 < len(argv):
+            out[flag] = argv[argv.index(flag) + 1]
+        elif dialect is not None and (default := dialect.default(flag)) is not None:
+            out[flag] = default
+    return out
+
+
+def draft_cap(params: Mapping[str, str], spec_type: str, generation: Generation) -> int | None:
+    """The longest draft the drafter may make (γ), from its effective parameters."""
+    value = params.get(method_flags(spec_type, generation).draft_max)
+    return int(value) if value is not None and value.isdigit() else None
 
 
 class UnsupportedSpec(Exception):
@@ -74,7 +142,7 @@ def spec_args(settings: SpecSettings, dialect: FlagDialect | None) -> list[str]:
         flag = (dialect.draft_model_flag if dialect is not None else None) or "-md"
         argv += [flag, settings.draft_model or DRAFT_PLACEHOLDER]
     if settings.draft_max is not None:
-        argv += draft_length_args(wanted, generation, settings.draft_max)
+        argv += length_args(wanted, dialect, settings.draft_max)
     if settings.p_min is not None and family == "draft":
         flag = (dialect.p_min_flag if dialect is not None else None) or (
             "--spec-draft-p-min" if generation == "new" else "--draft-p-min")

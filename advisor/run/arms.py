@@ -7,6 +7,7 @@ Managed mode runs both servers side by side on loopback so A/B order can be coun
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -15,11 +16,12 @@ from advisor.config import CheckConfig
 from advisor.demo.first_run import first_run_hint
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
+from advisor.recommend.llamacpp import draft_cap, effective_params
 from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
-from probes.engines.llamacpp.binary import LlamaServerBinary, find_llama_server
+from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, find_llama_server
 
 ArmName = Literal["off", "on"]
 # Slots per managed server: enough for the quick concurrency sweep (1, 2, 4) without restarting.
@@ -36,17 +38,29 @@ class Arm:
     server: ManagedServer | None = None
     command_line: list[str] = field(default_factory=list)
     spec_argv: tuple[str, ...] = ()   # the speculative part of command_line, as the flag builder wrote it
+    generation: int = 1               # counts server processes: a restart starts the next generation
 
-    def restart(self) -> None:
-        """Managed arms only: stop and start a fresh server (clears caches and n-gram tables)."""
+    @property
+    def managed(self) -> bool:
+        """True when we launched this arm's server (so it can be restarted to a clean state)."""
+        return self.server is not None
+
+    def restart(self) -> float:
+        """Managed arms only: stop and start a fresh server (empty KV cache and n-gram tables); seconds taken."""
         if self.server is None:
-            return
+            return 0.0
+        t0 = time.monotonic()
         old = self.server
         old.stop()
+        close = getattr(self.adapter, "close", None)
+        if callable(close):
+            close()
         self.server = ManagedServer(old.binary, old.config, old.log_path.parent).start()
         self.adapter = LlamaCppAdapter(self.server.base_url)
         self.command_line = list(self.server.argv)
         self.spec_argv = self.server.spec_argv
+        self.generation += 1
+        return time.monotonic() - t0
 
 
 @dataclass
@@ -68,6 +82,26 @@ class Arms:
     def command_lines(self) -> dict[str, list[str]]:
         """Engine command lines per arm (managed mode), for the evidence."""
         return {a.name: a.command_line for a in (self.off, self.on) if a is not None and a.command_line}
+
+    def spec_params(self) -> dict[str, str]:
+        """The managed ON arm's drafter knobs as it runs them: set flags, else the binary's stated defaults."""
+        if self.on is None or not self.on.spec_argv:
+            return {}
+        return effective_params(self.on.spec_argv, self.dialect)
+
+    def draft_cap(self) -> int | None:
+        """The longest draft the managed ON arm may make (γ), from its flags or the engine's default."""
+        if self.on is None or not self.on.spec_argv:
+            return None
+        argv = self.on.spec_argv
+        spec_type = argv[argv.index("--spec-type") + 1] if "--spec-type" in argv else "draft-simple"
+        generation = self.dialect.generation if self.dialect is not None else "new"
+        return draft_cap(self.spec_params(), spec_type, generation)
+
+    @property
+    def dialect(self) -> FlagDialect | None:
+        """The managed binary's flag dialect (None in attach mode or when --help could not be read)."""
+        return self.binary.dialect if self.binary is not None and isinstance(self.binary.dialect, FlagDialect) else None
 
     def spec_args(self) -> dict[str, tuple[str, ...]]:
         """The speculative flags per managed arm (what the recommendation repeats, token for token)."""

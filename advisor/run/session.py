@@ -134,7 +134,7 @@ class Session:
         model = arms.model_path or cfg.model
         env = gather(model, binary=arms.binary)
         env = replace(env, command_lines={k: tuple(v) for k, v in arms.command_lines().items()},
-                      spec_args=arms.spec_args(), engine=_engine_info(arms))
+                      spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=_engine_info(arms))
         self.evidence = replace(self.evidence, environment=env)
         self.save()
         return arms
@@ -154,7 +154,10 @@ class Session:
         with GpuSampler() as sampler:
             ctx = StepContext(config=self.config, arms=arms, environment=self.evidence.environment,
                               workload=plan, policy=rules.policy, cancel=self.cancel_flag, sampler=sampler)
-            self._steps_loop(ctx)
+            try:
+                self._steps_loop(ctx)
+            finally:
+                self.evidence = replace(self.evidence, restarts=tuple(ctx.restarts))
         self.evidence = replace(self.evidence, telemetry=sampler.summary())
 
     def _steps_loop(self, ctx: StepContext) -> None:
@@ -172,7 +175,8 @@ class Session:
             record = StepRecord(status=done.status, reason=done.reason, elapsed_s=done.elapsed_s,
                                 warnings=tuple(StepWarning(w.code, w.message) for w in done.warnings),
                                 evidence=done.evidence)
-            self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
+            self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record},
+                                    restarts=tuple(ctx.restarts))
             self.save()
 
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:

@@ -45,6 +45,7 @@ class ABStep:
         if ctx.arms.off is None or ctx.arms.on is None:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
             return
+        pool = ctx.fresh_on(self.id)
         off, on = ctx.arms.off.adapter, ctx.arms.on.adapter
         budget = ctx.config.budget
         prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
@@ -77,7 +78,7 @@ class ABStep:
                 break
         if decision is None:
             decision = decide_ab(pairs, policy)
-        evidence = summarise(decision, pairs, policy, stop_reason)
+        evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool)
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in decision.guards.items() if not ok]
         if stop_reason:
@@ -89,9 +90,11 @@ class ABStep:
 
 def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> tuple[RequestRecord | None, str]:
     cfg = ctx.config
+    owner = ctx.arms.off if arm == "off" else ctx.arms.on
     try:
         rec, _ = run_prompt(adapter, prompt.text, max_tokens=cfg.budget.max_tokens, seed=cfg.seed,
-                            temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm)
+                            temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm,
+                            generation=owner.generation if owner is not None else None)
     except EngineError as exc:
         return None, str(exc)
     if rec.ms_per_token is None:

@@ -33,9 +33,9 @@ class AcceptanceStep:
         if ctx.arms.on is None:
             yield missing_arm(self.id, "a speculation-on server")
             return
-        adapter, budget, cfg = ctx.arms.on.adapter, ctx.config.budget, ctx.config
-        for warm in ctx.workload.warmup[: budget.warmup_requests]:
-            adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
+        pool = ctx.fresh_on(self.id)
+        arm, budget, cfg = ctx.arms.on, ctx.config.budget, ctx.config
+        adapter = arm.adapter
         units: list[AcceptanceUnit] = []
         prompts = ctx.workload.acceptance
         for i, prompt in enumerate(prompts):
@@ -48,7 +48,7 @@ class AcceptanceStep:
             before = adapter.spec_counters()
             rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
                                 temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category,
-                                arm="on")
+                                arm="on", generation=arm.generation)
             unit = AcceptanceUnit(rec, _delta(adapter, before))
             units.append(unit)
             yield UnitDone(self.id, prompt.id, unit)
@@ -57,8 +57,7 @@ class AcceptanceStep:
                              (rec.draft_accepted or 0) / rec.draft_tokens)
             yield Progress(self.id, i + 1, len(prompts), f"{prompt.category} · {prompt.id}")
         method = ctx.config.spec_type if ctx.config.draft_model is None else "draft"
-        draft_max = ctx.config.draft_max if ctx.config.mode == "managed" else None
-        evidence = summarise(units, ctx.config.seed, method=method, draft_max=draft_max)
+        evidence = replace(summarise(units, ctx.config.seed, method=method, draft_max=ctx.draft_cap), pool=pool)
         warnings: list[QualityWarning] = []
         if evidence.rate is None:
             warnings.append(warn(self.id, WarningCode.NO_DRAFTS,
@@ -67,7 +66,7 @@ class AcceptanceStep:
             warnings.append(warn(self.id, WarningCode.LOW_ACCEPTANCE,
                                  f"only {evidence.rate:.0%} of drafted tokens were accepted on these prompts"))
         if not ctx.cancelled:
-            canary, canary_warnings = yield from run_canary(ctx, adapter, [u.record for u in units])
+            canary, canary_warnings = yield from run_canary(ctx, [u.record for u in units])
             evidence = replace(evidence, canary=canary, repeat_inflation=canary.repeat_inflation)
             warnings.extend(canary_warnings)
         yield from warnings

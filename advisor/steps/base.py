@@ -11,8 +11,8 @@ from advisor.config import CheckConfig
 from advisor.decide.policy import Policy
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.codec import EvidenceError, decode
-from advisor.evidence.schema import Environment
-from advisor.evidence.steps import StepEvidence
+from advisor.evidence.schema import Environment, ServerRestart
+from advisor.evidence.steps import AcceptanceEvidence, PoolState, StepEvidence
 from advisor.evidence.warnings import WarningCode
 from advisor.run.arms import Arms
 from advisor.run.plan import WorkloadPlan
@@ -34,6 +34,28 @@ class StepContext:
     prior: dict[str, StepEvidence] = field(default_factory=dict)
     resume_units: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sampler: GpuSampler | None = None   # ~10 Hz GPU telemetry during the run (no-op without a GPU)
+    restarts: list[ServerRestart] = field(default_factory=list)
+
+    def fresh_on(self, phase: str) -> PoolState:
+        """Start `phase` on a clean ON server: restart it, then warm it with out-of-set prompts only.
+
+        N-gram drafters keep one table for the whole server (llama.cpp ngram-mod), so whatever earlier phases
+        showed it would otherwise make this phase's drafts look better than new text allows. An attached
+        server cannot be restarted: its pool state is unknown. Skipped when the user turned fresh pools off
+        (a benchmark measuring exactly that effect)."""
+        arm = self.arms.on
+        if arm is None:
+            return PoolState(fresh=None)
+        fresh: bool | None = None
+        if arm.managed:
+            fresh = self.config.fresh_pool
+            if fresh:
+                seconds = arm.restart()
+                self.restarts.append(ServerRestart("on", phase, arm.generation, seconds))
+        budget, cfg = self.config.budget, self.config
+        for warm in self.workload.warmup[: budget.warmup_requests]:
+            arm.adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
+        return PoolState(fresh=fresh, generation=arm.generation)
 
     def resumed(self, key: str, cls: type[U]) -> U | None:
         """The unit `key` measured before a restart, as `cls`; None when there is none (or it is unreadable,
@@ -45,6 +67,19 @@ class StepContext:
             return decode(cls, raw, f"resumed unit {key}")
         except EvidenceError:
             return None
+
+    @property
+    def draft_cap(self) -> int | None:
+        """γ, the longest draft of the ON arm: the user's --draft-max, else the managed arm's effective value
+        (its flags or the engine's stated default), else — attached engines do not say — the number of
+        per-position acceptance counters the engine reported in the acceptance step."""
+        if self.config.draft_max is not None:
+            return self.config.draft_max
+        if (cap := self.arms.draft_cap()) is not None:
+            return cap
+        acceptance = self.prior.get("acceptance")
+        width = len(acceptance.per_position) if isinstance(acceptance, AcceptanceEvidence) else 0
+        return width or None
 
     def throttled_since(self, t_monotonic_s: float) -> bool:
         """True when any GPU sample since `t_monotonic_s` shows power/thermal clock limits."""

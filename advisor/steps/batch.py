@@ -38,6 +38,7 @@ class BatchStep:
         if ctx.arms.off is None or ctx.arms.on is None:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
             return
+        pool = ctx.fresh_on(self.id)
         known = [n for n in (_slots(ctx.arms.off.adapter), _slots(ctx.arms.on.adapter)) if n is not None]
         slots = min(known) if known else None
         levels = levels_for(ctx.config.budget.batch_levels, slots)
@@ -63,7 +64,7 @@ class BatchStep:
             yield Progress(self.id, i + 1, len(levels), f"concurrency {c}")
         # break-even, not a policy: below 1× speculation makes the aggregate slower
         crossover = next((r.concurrency for r in rows if r.speedup is not None and r.speedup < 1.0), None)
-        evidence = BatchEvidence(levels=tuple(rows), crossover_concurrency=crossover, slots=slots)
+        evidence = BatchEvidence(levels=tuple(rows), crossover_concurrency=crossover, slots=slots, pool=pool)
         warnings = []
         failed = sum(r.off_failed + r.on_failed for r in rows)
         if failed:

@@ -9,6 +9,7 @@ limit (rules/policy.toml [canary], MLPerf TEST04) it is a warning about the engi
 from __future__ import annotations
 
 from collections.abc import Generator, Sequence
+from dataclasses import replace
 
 from advisor import stats
 from advisor.decide.policy import CanaryPolicy
@@ -17,15 +18,18 @@ from advisor.evidence.steps import CanaryEvidence, CanaryRepeat, CanaryRerun, Re
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, warn
 from advisor.steps.common import run_prompt
-from probes.engines.base import EngineAdapter
 
 CanaryResult = tuple[CanaryEvidence, list[QualityWarning]]
 
 
-def run_canary(
-    ctx: StepContext, adapter: EngineAdapter, seen: Sequence[RequestRecord]
-) -> Generator[Event, None, CanaryResult]:
-    """Run the repeat curve and the re-runs; return the canary evidence and its warnings."""
+def run_canary(ctx: StepContext, seen: Sequence[RequestRecord]) -> Generator[Event, None, CanaryResult]:
+    """Run the repeat curve and the re-runs on their own fresh ON server; return the evidence and warnings.
+
+    The canary fills the n-gram table with one text many times over; on its own server generation it can
+    leak into no other phase (each later phase restarts the ON server again)."""
+    pool = ctx.fresh_on("canary")
+    assert ctx.arms.on is not None  # the acceptance step checked
+    adapter, generation = ctx.arms.on.adapter, ctx.arms.on.generation
     budget, cfg = ctx.config.budget, ctx.config
     prompt = ctx.workload.canary
     repeats: list[CanaryRepeat] = []
@@ -33,7 +37,8 @@ def run_canary(
         if ctx.cancelled:
             break
         rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
-                            temperature=cfg.temperature, prompt_id=prompt.id, category="canary", arm="on")
+                            temperature=cfg.temperature, prompt_id=prompt.id, category="canary", arm="on",
+                            generation=generation)
         rate = (rec.draft_accepted or 0) / rec.draft_tokens if rec.draft_tokens else None
         repeats.append(CanaryRepeat(i + 1, rec.tok_s, rate))
         if rec.tok_s:
@@ -43,15 +48,20 @@ def run_canary(
         yield Progress("acceptance", i + 1, budget.canary_repeats, f"canary repeat {i + 1}")
     reruns: list[CanaryRerun] = []
     by_id = {p.id: p for p in ctx.workload.acceptance}
-    for first in [r for r in seen if r.tok_s][: budget.canary_reruns]:
-        if ctx.cancelled or first.prompt_id not in by_id:
+    for seen_record in [r for r in seen if r.tok_s][: budget.canary_reruns]:
+        if ctx.cancelled or seen_record.prompt_id not in by_id:
             break
-        again, _ = run_prompt(adapter, by_id[first.prompt_id].text, max_tokens=budget.max_tokens,
-                              seed=cfg.seed, temperature=cfg.temperature, prompt_id=first.prompt_id,
-                              category=first.category, arm="on")
+        # Seen on the acceptance server, not on this one: run it once here, then again, and time the second
+        # run against the first on the same server (what a benchmark that re-sends a prompt would see).
+        text = by_id[seen_record.prompt_id].text
+        runs = [run_prompt(adapter, text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature,
+                           prompt_id=seen_record.prompt_id, category=seen_record.category, arm="on",
+                           generation=generation)[0] for _ in range(2)]
+        first, again = runs
         if again.tok_s and first.tok_s:
-            reruns.append(CanaryRerun(first.prompt_id, first.tok_s, again.tok_s, again.tok_s / first.tok_s))
-    return summarise(repeats, reruns, ctx.policy.canary)
+            reruns.append(CanaryRerun(seen_record.prompt_id, first.tok_s, again.tok_s, again.tok_s / first.tok_s))
+    evidence, warnings = summarise(repeats, reruns, ctx.policy.canary)
+    return replace(evidence, pool=pool), warnings
 
 
 def summarise(repeats: Sequence[CanaryRepeat], reruns: Sequence[CanaryRerun],

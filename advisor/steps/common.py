@@ -11,7 +11,8 @@ from advisor.steps.textcheck import repetition_loop, text_digest
 from probes.engines.base import CompletionResult, EngineAdapter
 
 
-def record(result: CompletionResult, *, prompt_id: str, category: str, arm: str) -> RequestRecord:
+def record(result: CompletionResult, *, prompt_id: str, category: str, arm: str,
+           generation: int | None = None) -> RequestRecord:
     """Turn an engine result into a record; per-token rates come from server counts, never SSE chunks."""
     mspt = result.decode_ms_per_token
     return RequestRecord(
@@ -22,15 +23,15 @@ def record(result: CompletionResult, *, prompt_id: str, category: str, arm: str)
         ttft_ms=result.ttft_ms, total_ms=result.total_ms,
         draft_tokens=result.draft_tokens, draft_accepted=result.draft_accepted,
         stop_reason=result.stop_reason, output_digest=text_digest(result.text),
-        repetition_loop=repetition_loop(result.text),
+        repetition_loop=repetition_loop(result.text), server_generation=generation,
     )
 
 
 def run_prompt(adapter: EngineAdapter, text: str, *, max_tokens: int, seed: int, temperature: float,
-               prompt_id: str, category: str, arm: str) -> tuple[RequestRecord, str]:
+               prompt_id: str, category: str, arm: str, generation: int | None = None) -> tuple[RequestRecord, str]:
     """One measured request; returns the record and the output text (the text is not stored in evidence)."""
     result = adapter.complete(text, max_tokens=max_tokens, temperature=temperature, seed=seed)
-    return record(result, prompt_id=prompt_id, category=category, arm=arm), result.text
+    return record(result, prompt_id=prompt_id, category=category, arm=arm, generation=generation), result.text
 
 
 def percentile_or_none(values: Sequence[float | None], q: float) -> float | None:

@@ -25,9 +25,10 @@ K_LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
 MAX_TRIES_PER_SAMPLE = 3
 
 
-def k_values(draft_max: int) -> list[int]:
-    """k up to γ+1 (a verify step checks γ drafted tokens plus the bonus token), from DESIGN §4's ladder."""
-    top = max(draft_max + 1, 2)
+def k_values(draft_max: int | None) -> list[int]:
+    """k up to γ+1 (a verify step checks γ drafted tokens plus the bonus token), from DESIGN §4's ladder;
+    the whole ladder when γ is not known."""
+    top = max(draft_max + 1, 2) if draft_max is not None else K_LADDER[-1]
     ks = [k for k in K_LADDER if k <= top]
     return ks if top in ks else [*ks, top]
 
@@ -58,7 +59,7 @@ class VerifyStep:
         prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
         compute_ms = (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1)
         rng = random.Random(ctx.config.seed)
-        ks = k_values(ctx.config.draft_max)
+        ks = k_values(ctx.draft_cap)
         times: dict[int, list[float]] = {k: [] for k in ks}
         rejected = 0
         for i, k in enumerate(ks):
@@ -126,6 +127,7 @@ def summarise(times: dict[int, list[float]], compute_ms: float, ctx: StepContext
     predicted = predicted_times_ms(ctx.environment.model, t1, compute_ms, sorted(fastest))
     points = tuple(VerifyPoint(k=k, t_ms=t, ratio=t / t1, predicted_ratio=predicted[k] / t1, n=len(times[k]),
                                samples_ms=tuple(times[k])) for k, t in sorted(fastest.items()))
-    at = [p for p in points if p.k == ctx.config.draft_max + 1]
+    cap = ctx.draft_cap
+    at = [p for p in points if cap is not None and p.k == cap + 1]
     return VerifyEvidence(depth_tokens=depth, compute_ms_per_token=compute_ms, rejected_samples=rejected,
                           points=points, cost_ratio_at_draft_max=at[0].ratio if at else None, t1_ms=t1)

@@ -10,7 +10,8 @@ import os
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -39,10 +40,16 @@ class FlagDialect:
     has_spec_synth: bool             # --spec-synth-len: synthetic acceptance, benchmarking only
     has_metrics_flag: bool
     flags: tuple[str, ...] = ()      # every flag --help lists (empty when built by hand, e.g. in tests)
+    # flag → the default --help states for it ("(default: 64)"), under every alias of the flag
+    defaults: Mapping[str, str] = field(default_factory=dict)
 
     def knows(self, flag: str) -> bool:
         """True when --help lists `flag` (or when the flag list is unknown)."""
         return not self.flags or flag in self.flags
+
+    def default(self, flag: str) -> str | None:
+        """The default value --help gives for `flag`, or None when it states none."""
+        return self.defaults.get(flag)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form (lists instead of tuples)."""
@@ -82,27 +89,39 @@ def parse_help(text: str) -> FlagDialect:
         has_spec_synth="--spec-synth-len" in flags,
         has_metrics_flag="--metrics" in flags,
         flags=tuple(sorted(flags)),
+        defaults=parse_defaults(text),
     )
 
 
-# The default --spec-ngram-mod-n-min; a minimum above the maximum would be contradictory.
-_NGRAM_MOD_N_MIN = 48
+_ENTRY = re.compile(r"^((?:-{1,2}[a-zA-Z][\w-]*(?:,\s*|\s+))+)")
+_DEFAULT = re.compile(r"\(default:\s*([^)]*?)\s*\)")
 
 
-def draft_length_args(spec_type: str, generation: Generation, n: int) -> list[str]:
-    """Flags that make drafts at most `n` tokens long for `spec_type`.
+def parse_defaults(text: str) -> dict[str, str]:
+    """Each flag's stated default: an entry is a line starting with flags plus its indented continuation."""
+    out: dict[str, str] = {}
+    names: list[str] = []
+    body: list[str] = []
 
-    New builds give each n-gram type its own length flag: `--spec-draft-n-max` does not limit `ngram-mod`,
-    which drafts up to 64 tokens by default (seen on the real server: draft_n = 64 in one verify step).
-    Old builds used `--draft-max` for everything.
-    """
-    if generation == "old":
-        return ["--draft-max", str(n)]
-    if spec_type == "ngram-mod":
-        return ["--spec-ngram-mod-n-max", str(n), "--spec-ngram-mod-n-min", str(min(n, _NGRAM_MOD_N_MIN))]
-    if spec_type in ("ngram-simple", "ngram-map-k", "ngram-map-k4v"):
-        return [f"--spec-{spec_type}-size-m", str(n)]
-    return ["--spec-draft-n-max", str(n)]
+    def close() -> None:
+        match = _DEFAULT.search(" ".join(body))
+        if names and match:
+            for name in names:
+                out[name] = match.group(1)
+
+    for line in text.splitlines():
+        head = _ENTRY.match(line)
+        if head and not line.startswith(" "):
+            close()
+            names = re.findall(r"-{1,2}[a-zA-Z][\w-]*", head.group(1))
+            body = [line[head.end():]]
+        elif line.startswith(" ") and names:
+            body.append(line.strip())
+        else:
+            close()
+            names, body = [], []
+    close()
+    return out
 
 
 def _spec_types_listed(text: str) -> tuple[str, ...]:
