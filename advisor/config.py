@@ -51,6 +51,8 @@ class CheckConfig:
     draft_max: int | None = None           # γ; None measures the engine's own default for the method
     prompts_file: Path | None = None
     concurrency_expected: int = 1
+    # The user's mix of tasks for the A/B: category → weight (None: every category equally).
+    mix: tuple[tuple[str, float], ...] | None = None
     temperature: float = 0.0
     seed: int = 42
     threads: int | None = None
@@ -98,4 +100,6 @@ def config_from_dict(d: dict[str, Any]) -> CheckConfig:
             kwargs[key] = Path(kwargs[key])
     if "steps" in kwargs:
         kwargs["steps"] = tuple(kwargs["steps"])
+    if kwargs.get("mix") is not None:  # JSON gives lists of [category, weight]
+        kwargs["mix"] = tuple((str(c), float(w)) for c, w in kwargs["mix"])
     return CheckConfig(**kwargs)

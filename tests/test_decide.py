@@ -157,8 +157,8 @@ def test_typo_in_override_fails_loading_with_a_suggestion(tmp_path: Path, old: s
 
 
 def test_unknown_threshold_name_in_override_file(tmp_path: Path) -> None:
-    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmin_outputs_match_rat = 0.9\n')
-    with pytest.raises(RuleError, match="did you mean 'min_outputs_match_rate'"):
+    _override(tmp_path, "thresholds.toml", '[measurement-validity]\nmax_early_divergence_rat = 0.1\n')
+    with pytest.raises(RuleError, match="did you mean 'max_early_divergence_rate'"):
         load_rules()
 
 

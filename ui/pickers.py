@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QRadioButton,
     QSpinBox,
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.config import ALL_STEPS, CheckConfig, StepId
+from advisor.workloads import load_library, load_user_prompts
+from advisor.workloads.mix import normalise, parse_mix
 from probes.engines.discovery import Discovered
 from ui.strings import tr
 
@@ -61,6 +64,8 @@ class CheckForm(QWidget):
         self.concurrency.setFixedWidth(90)
         self.prompts = QComboBox()
         self.prompts.activated.connect(self._prompts_picked)
+        self.mix = QLineEdit()  # category=weight,… for the A/B; empty: every kind of task equally
+        self.mix.setClearButtonEnabled(True)
         self.quick, self.full = QRadioButton(), QRadioButton()
         self.quick.setChecked(True)
         self._mode = QButtonGroup(self)
@@ -69,10 +74,11 @@ class CheckForm(QWidget):
         self.form = QFormLayout(self)
         self.form.setContentsMargins(0, 0, 0, 0)
         self.form.setHorizontalSpacing(16)
-        self.labels = [QLabel() for _ in range(7)]
+        self.labels = [QLabel() for _ in range(8)]
         rows = [_row(self.engine, self.browse_engine, self.scan), _row(self.model, self.browse_model),
                 _row(self.spec, fill=False), _row(self.draft, self.browse_draft, self.clear_draft),
-                _row(self.concurrency, fill=False), _row(self.prompts), _row(self.quick, self.full, fill=False)]
+                _row(self.concurrency, fill=False), _row(self.prompts), _row(self.mix),
+                _row(self.quick, self.full, fill=False)]
         for label, row in zip(self.labels, rows, strict=True):
             self.form.addRow(label, row)
         self.set_spec_types([DEFAULT_SPEC])
@@ -160,21 +166,35 @@ class CheckForm(QWidget):
         self.retranslate()
 
     # — result —
+    def mix_weights(self) -> tuple[tuple[str, float], ...] | None:
+        """The task mix typed into the form, checked against the kinds of task the prompts have."""
+        text = self.mix.text().strip()
+        if not text:
+            return None
+        if self.prompts_path is not None:
+            known = sorted({p.category for p in load_user_prompts(self.prompts_path)})
+        else:
+            known = sorted({p.category for p in load_library()})
+        return tuple(normalise(parse_mix(text), known).items())
+
     def config(self) -> CheckConfig:
-        """The user's choices as a `CheckConfig` (quick unless Full is chosen)."""
+        """The user's choices as a `CheckConfig` (quick unless Full is chosen); a bad mix raises UserError."""
         data = self.engine.currentData()
         binary = data[4:] if isinstance(data, str) and data.startswith("bin:") else None
         return CheckConfig(quick=self.quick.isChecked(), steps=self.steps, engine_url=self.attached_url(),
                            llama_server=binary,
                            model=None if self.attached_url() else self.model_path,
                            spec_type=self.spec.currentText() or DEFAULT_SPEC, draft_model=self.draft_path,
-                           prompts_file=self.prompts_path, concurrency_expected=self.concurrency.value())
+                           prompts_file=self.prompts_path, concurrency_expected=self.concurrency.value(),
+                           mix=self.mix_weights())
 
     def retranslate(self) -> None:
         """Labels and item texts in the current language."""
         for label, key in zip(self.labels, ("pick.engine", "pick.model", "pick.spec", "pick.draft",
-                                            "pick.concurrency", "pick.prompts", "pick.mode"), strict=True):
+                                            "pick.concurrency", "pick.prompts", "pick.mix", "pick.mode"),
+                              strict=True):
             label.setText(tr(key))
+        self.mix.setPlaceholderText(tr("pick.mix_hint"))
         self.browse_engine.setText(tr("pick.browse_engine"))
         self.scan.setText(tr("pick.scan"))
         self.browse_model.setText(tr("pick.browse"))

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLay
 
 from advisor.config import CheckConfig
 from advisor.demo.model import demo_model_path
+from advisor.errors import UserError
 from probes.base import Unavailable
 from probes.engines.discovery import identify, scan_loopback
 from probes.engines.llamacpp.binary import find_llama_server
@@ -183,7 +184,12 @@ class StartView(QWidget):
     # — the button —
     def _start(self) -> None:
         self.error.setVisible(False)
-        self.start_requested.emit(self.form.config())
+        try:
+            config = self.form.config()
+        except UserError as exc:  # e.g. a mix naming a kind of task that does not exist
+            self.show_error(f"{exc}" + (f" ({exc.hint})" if exc.hint else ""))
+            return
+        self.start_requested.emit(config)
 
     def config(self) -> CheckConfig:
         """What pressing the button would run."""

@@ -13,6 +13,7 @@ from ui import theme
 from ui.export_bar import ExportBar
 from ui.run_folder import RunData
 from ui.strings import tr
+from ui.task_table import TaskTable
 from ui.trace_view import TraceView
 from ui.widgets import FlagsBox, Section
 
@@ -57,6 +58,8 @@ class VerdictView(QScrollArea):
         self.warnings = Section("verdict.warnings")
         self.alternatives = Section("verdict.alternatives")
         self.missing = Section("verdict.missing")
+        self.caveats = Section("verdict.caveats")
+        self.tasks = TaskTable()
         self.flags = FlagsBox()
         self.exports = ExportBar()
         self.trace_title = QLabel()
@@ -79,7 +82,9 @@ class VerdictView(QScrollArea):
         row.addSpacing(12)
         row.addLayout(words, 1)
         left = QVBoxLayout()
-        for section in (self.because, self.warnings, self.alternatives, self.missing):
+        left.addWidget(self.because)
+        left.addWidget(self.tasks)
+        for section in (self.warnings, self.caveats, self.alternatives, self.missing):
             left.addWidget(section)
         left.addStretch(1)
         right = QVBoxLayout()
@@ -134,13 +139,19 @@ class VerdictView(QScrollArea):
         self.warnings.set_items(list(verdict.get("warnings") or []), glyph="⚠")
         self.alternatives.set_items(list(verdict.get("alternatives") or []), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
+        self.caveats.set_items(list(verdict.get("caveats") or []), glyph="?")
+        measured = verdict.get("measured_with")
+        if measured:
+            self.because.set_items([*(verdict.get("because") or []), tr("verdict.measured_with", settings=measured)])
+        self.tasks.set_task(self.report.get("by_task") or {})
         self.flags.set_flags(list(verdict.get("flags") or []))
         self.trace.set_trace(list(verdict.get("trace") or []))
 
     def retranslate(self) -> None:
         """Re-read every label in the current language."""
-        for section in (self.because, self.warnings, self.alternatives, self.missing):
+        for section in (self.because, self.warnings, self.caveats, self.alternatives, self.missing):
             section.retranslate()
+        self.tasks.retranslate()
         self.flags.retranslate()
         self.exports.retranslate()
         self.trace_title.setText(tr("verdict.trace"))

@@ -29,6 +29,8 @@ class ABPolicy:
     max_loop_share: float  # pairs dropped for repetition loops
     max_throttled_share: float  # counted pairs that ran during thermal/HW slowdown
     max_consecutive_failures: int  # the A/B step stops when one arm fails this often in a row
+    category_family_alpha: float  # per-category CIs are simultaneous at this family-wise level
+    early_divergence_share: float  # outputs that first differ before this share of the reply diverged early
 
     def __post_init__(self) -> None:
         if not self.looks or any(b <= a for a, b in zip(self.looks, self.looks[1:], strict=False)):

@@ -30,6 +30,11 @@ class PairResult:
     off_repetition_loop: bool = False  # degenerate output (reliability.md §4.4 item 6): pair dropped
     on_repetition_loop: bool = False
     throttled: bool = False  # thermal or HW slowdown during the pair (reliability.md §3)
+    category: str = ""  # the prompt's kind of task (per-category answers; the verdict pools all pairs)
+    # Where the greedy outputs first differ, as a share of the OFF reply (0: at once; None: identical or not
+    # compared). Batched verification changes the last bits of the logits, so near-ties can flip late in a
+    # reply; a flip in its first part changes the answer itself.
+    divergence_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompts", type=Path, help="your prompts: text (one per line), JSONL, or chat JSONL")
     p.add_argument("--steps", default=",".join(ALL_STEPS), help=f"comma list of {','.join(ALL_STEPS)}")
     p.add_argument("--concurrency", type=int, default=1, help="simultaneous requests you expect (default 1)")
+    p.add_argument("--mix", metavar="CAT=W,…",
+                   help="your mix of tasks for the A/B, e.g. code=0.6,chat=0.4 (default: every category equally)")
+    p.add_argument("--keep-prompts", action="store_true",
+                   help="store the prompt texts in the evidence (left out by default: they may be private)")
     p.add_argument("--temperature", type=float, default=0.0, help="your sampling temperature (default 0)")
     p.add_argument("--threads", type=int, help="CPU threads for launched servers")
     p.add_argument("--out", type=Path, help="run folder (default: a new folder in the data directory)")
@@ -61,11 +65,20 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         raise UserError("--engine-url-b needs --engine-url")
     if args.draft_max is not None and args.draft_max < 1:
         raise UserError("--draft-max must be at least 1")
+    held_out_categories: list[str] = []
     if args.prompts is not None:
         # Fail on a bad prompt file before any engine starts (loading the file is cheap; servers are not).
         from advisor.workloads import MIN_DISTINCT_PROMPTS, dedupe, load_user_prompts
 
-        dedupe(load_user_prompts(args.prompts), min_count=MIN_DISTINCT_PROMPTS)
+        kept = dedupe(load_user_prompts(args.prompts), min_count=MIN_DISTINCT_PROMPTS).kept
+        held_out_categories = sorted({p.category for p in kept})
+    mix = None
+    if args.mix:
+        from advisor.workloads import load_library
+        from advisor.workloads.mix import normalise, parse_mix
+
+        known = held_out_categories or sorted({p.category for p in load_library()})
+        mix = tuple(normalise(parse_mix(args.mix), known).items())
     if args.model is not None:
         read_model(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
     spec_type = args.spec_type
@@ -76,7 +89,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         engine_url_b=args.engine_url_b, allow_remote=args.allow_remote, llama_server=args.llama_server,
         model=args.model, spec_type=spec_type, draft_model=args.draft_model, draft_max=args.draft_max,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
-        threads=args.threads, out_dir=args.out,
+        threads=args.threads, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts,
     )
 
 

@@ -7,10 +7,26 @@ from typing import TextIO
 
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
+from advisor.report.sections import by_task
+from advisor.report.strings import category_name, mix_line
 
 
 def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
     return f"{value:{spec}}{suffix}" if isinstance(value, int | float) else "—"
+
+
+def _by_task(evidence: Evidence, out: TextIO) -> None:
+    """Per-category speedups beside the pooled figure (simultaneous intervals; the verdict pools them all)."""
+    task = by_task(evidence)
+    rows = [r for r in task["rows"] if r["n_pairs"]]
+    if not rows:
+        return
+    out.write(f"  {mix_line(task, 'en')}\n")
+    width = max(len(category_name(r["category"], "en")) for r in rows)
+    for r in rows:
+        ci = f"[{_fmt(r['ci_low'], '.2f')}, {_fmt(r['ci_high'], '.2f')}]" if r["ci_low"] is not None else ""
+        out.write(f"    {category_name(r['category'], 'en'):<{width}}  {r['n_pairs']:>3} pairs  "
+                  f"{_fmt(r['speedup'], '.2f', '×'):>6} {ci:<14} {r['label']}\n")
 
 
 def print_summary(evidence: Evidence, done: SessionDone, out: TextIO) -> None:
@@ -31,15 +47,26 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO) -> None:
                   f"repeat inflation {_fmt(acc.repeat_inflation, '.2f', '×')}\n")
     if ab is not None:
         out.write(f"  A/B speedup {_fmt(ab.speedup, '.3f', '×')} "
-                  f"[{_fmt(ab.ci_low, '.3f')}, {_fmt(ab.ci_high, '.3f')}] over {ab.n_prompts} prompt pairs\n")
+                  f"[{_fmt(ab.ci_low, '.3f')}, {_fmt(ab.ci_high, '.3f')}] over {ab.n_prompts} prompt pairs"
+                  + (" (ON server started fresh)" if ab.pool is not None and ab.pool.fresh else "") + "\n")
+        _by_task(evidence, out)
+    if evidence.restarts:
+        phases = ", ".join(f"{r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
+        out.write(f"  ON server restarted before: {phases}\n")
     verdict = done.verdict or {}
     out.write(f"\nVerdict: {verdict.get('verdict', 'INCONCLUSIVE')}\n")
+    if verdict.get("measured_with"):
+        out.write(f"  measured with {verdict['measured_with']}\n")
     predicted = verdict.get("predicted_speedup")
     if isinstance(predicted, int | float):
         prior = " (uses priors)" if verdict.get("prediction_is_prior") else ""
         out.write(f"  predicted speedup {predicted:.2f}×{prior}\n")
     for line in verdict.get("because") or []:
         out.write(f"  - {line}\n")
+    for line in verdict.get("warnings") or []:
+        out.write(f"  ! {line}\n")
+    for line in verdict.get("caveats") or []:
+        out.write(f"  ? {line}\n")
     flags = verdict.get("flags")
     if isinstance(flags, Mapping) and flags.get("command"):
         out.write(f"  flags: {flags['command']}\n")

@@ -108,6 +108,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "ab.order_alpha": (0.0, 0.5), "ab.min_order_share": (0.0, 0.5), "ab.max_failure_excess": (0.0, 1.0),
     "ab.max_failure_rate": (0.0, 1.0), "ab.max_loop_share": (0.0, 1.0), "ab.max_throttled_share": (0.0, 1.0),
     "ab.max_consecutive_failures": (1, 1000), "ab.min_skewness": (-100.0, 100.0),
+    "ab.category_family_alpha": (0.0001, 0.5), "ab.early_divergence_share": (0.0, 1.0),
     "canary.max_repeat_inflation": (1.0, 100.0), "baseline.max_cv_pct": (0.0, 1000.0),
     "bottleneck.memory_bound_mbu": (0.0, 1.0), "bottleneck.small_model_gb": (0.0, 10_000.0),
     "preflight.max_load_per_core": (0.0, 100.0), "preflight.min_free_vram_gib": (0.0, 10_000.0),

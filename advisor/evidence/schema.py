@@ -79,6 +79,7 @@ class ConfigRecord:
     llama_server: str | None = None
     prompts_file: str | None = None
     concurrency_expected: int | None = None
+    mix: tuple[tuple[str, float], ...] | None = None
     temperature: float | None = None
     seed: int | None = None
     threads: int | None = None
@@ -97,7 +98,7 @@ class ConfigRecord:
             spec_type=config.spec_type, draft_model=text(config.draft_model), draft_max=config.draft_max,
             model=text(config.model), engine_url=config.engine_url, engine_url_b=config.engine_url_b,
             allow_remote=config.allow_remote, llama_server=config.llama_server,
-            prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected,
+            prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected, mix=config.mix,
             temperature=config.temperature, seed=config.seed, threads=config.threads,
             out_dir=text(config.out_dir), repeated_prompts=False, extra=dict(config.extra),
         )
@@ -113,6 +114,9 @@ class WorkloadSummary:
     ab: tuple[str, ...] = ()
     canary: str | None = None
     categories: tuple[str, ...] = ()
+    mix_requested: Mapping[str, float] = field(default_factory=dict)  # category → weight (sums to 1)
+    mix_realised: Mapping[str, float] = field(default_factory=dict)   # the A/B prompts' category shares
+    mix_short: tuple[str, ...] = ()   # categories with too few held-out prompts for their weight
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from advisor.ab.categories import CategorySpeedup
 from advisor.ab.types import PairResult
 
 Bottleneck = Literal["memory", "compute", "overhead"]
@@ -231,6 +232,9 @@ class ABEvidence:
     looks: tuple[int, ...] = ()
     pairs: tuple[PairResult, ...] = ()
     pool: PoolState | None = None
+    # per kind of task, shown beside the pooled verdict (simultaneous intervals; never what decides)
+    per_category: Mapping[str, CategorySpeedup] = field(default_factory=dict)
+    early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
 
 
 StepEvidence = (PreflightEvidence | BaselineEvidence | AcceptanceEvidence | VerifyEvidence | BatchEvidence

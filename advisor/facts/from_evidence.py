@@ -130,7 +130,7 @@ def _acceptance(acc: AcceptanceEvidence, out: Facts) -> None:
 
 
 def _ab(ab: ABEvidence, out: Facts) -> None:
-    for key in ("speedup", "ci_low", "ci_high", "outputs_match_rate"):
+    for key in ("speedup", "ci_low", "ci_high", "outputs_match_rate", "early_divergence_rate"):
         _put(out, f"ab.{key}", getattr(ab, key))
     out["ab.n_prompts"] = ab.n_prompts
     out["ab.decision"] = ab.decision

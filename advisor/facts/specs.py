@@ -103,6 +103,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("ab.ci_high", "float", "ratio", "upper bound of the A/B speedup CI", "step ab"),
     _s("ab.n_prompts", "int", "pairs", "prompt pairs in the A/B", "step ab"),
     _s("ab.outputs_match_rate", "float", "0..1", "share of prompts with identical greedy output", "step ab"),
+    _s("ab.early_divergence_rate", "float", "0..1", "share of prompts whose greedy replies differ within their "
+       "first part (policy.ab.early_divergence_share): a different answer, not a late numerical flip", "step ab"),
     _s("ab.decision", "str", "", "the A/B step's own sequential decision", "step ab"),
     _s("ab.guards_passed", "bool", "", "every A/B guard (skew, order, failures, loops, CV) passed", "step ab"),
     _s("ab.warnings", "str", "", "comma list of the A/B guards that failed", "step ab"),

@@ -15,7 +15,16 @@ from typing import Any
 from advisor.report.html_style import CSS
 from advisor.report.model import validate_report
 from advisor.report.render_json import script_safe_json
-from advisor.report.strings import fmt_speedup, fmt_value, speedup_line, text, trace_outcome, trace_word
+from advisor.report.strings import (
+    category_name,
+    fmt_speedup,
+    fmt_value,
+    mix_line,
+    speedup_line,
+    text,
+    trace_outcome,
+    trace_word,
+)
 from advisor.report.svg import chart_svg
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
@@ -69,11 +78,16 @@ def _flags(flags: list[dict[str, str]], lang: str) -> str:
 def _decision(report: Mapping[str, Any], lang: str) -> str:
     v = report["verdict"]
     cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
+    if v.get("measured_with"):
+        measured = text(lang, "verdict.measured_with", settings=v["measured_with"])
+        cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
     if v["because"]:
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(v["because"])}</div>')
     if v["warnings"]:
         cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.warnings"))}</h3>'
                      f'{_list(v["warnings"])}</div>')
+    if v.get("caveats"):
+        cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.caveats"))}</h3>{_list(v["caveats"])}</div>')
     if v["missing_facts"]:
         items = "".join(f"<li><code>{e(m)}</code></li>" for m in v["missing_facts"])
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.missing"))}</h3>'
@@ -82,6 +96,26 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.alternatives"))}</h3>'
                      f'{_list(v["alternatives"])}</div>')
     return '<div class="grid">' + "".join(cards) + "</div>"
+
+
+def _by_task(report: Mapping[str, Any], lang: str) -> str:
+    task = report.get("by_task") or {}
+    rows = [r for r in task.get("rows") or [] if r.get("n_pairs") or r.get("acceptance_rate") is not None]
+    if not rows:
+        return ""
+    keys = ("category", "pairs", "speedup", "ci", "label", "acceptance")
+    head = "".join(f"<th>{e(text(lang, 'by_task.' + k))}</th>" for k in keys)
+    body = []
+    for r in rows:
+        ci = f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r["ci_low"] is not None else "—"
+        rate = f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"
+        state = {"gain": "pass", "no-gain": "fail"}.get(r["label"], "unknown")
+        cells = (category_name(r["category"], lang), str(r["n_pairs"]), fmt_speedup(r["speedup"]), ci)
+        body.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells)
+                    + f'<td class="res {state}">{e(text(lang, "by_task." + r["label"]))}</td><td>{e(rate)}</td></tr>')
+    return (f'<h2>{e(text(lang, "section.by_task"))}</h2><div class="card"><p>{e(mix_line(task, lang))}</p>'
+            f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+            f'<p class="muted">{e(text(lang, "by_task.hint"))}</p></div>')
 
 
 def _trace(report: Mapping[str, Any], lang: str) -> str:
@@ -168,7 +202,7 @@ def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
         '<meta name="referrer" content="no-referrer">'
         f"<title>{e(word)} · {e(text(lang, 'title'))}</title><style>{CSS}</style></head>\n<body><main>"
         f'<header class="top"><div>{meta[0]}</div><div>{meta_right}</div></header>'
-        f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}"
+        f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}{_by_task(report, lang)}"
         f"{_steps(report, lang)}{_trace(report, lang)}{_environment(report, lang)}"
         f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
         f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.report.model import validate_report
-from advisor.report.strings import fmt_value, speedup_line, text, trace_word
+from advisor.report.strings import category_name, fmt_speedup, fmt_value, mix_line, speedup_line, text, trace_word
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _VERDICT_MARK = {"ENABLE": "✅", "SKIP": "⛔", "INCONCLUSIVE": "❔"}
@@ -76,6 +76,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
     out = [f"## {_VERDICT_MARK[word]} {word} — {text(lang, 'verdict.' + word)}", "",
            f"> {text(lang, 'blurb.' + word)}", ">", f"> **{md_text(speedup_line(report['headline'], lang))}**",
            ""]
+    if v.get("measured_with"):
+        out += [md_text(text(lang, "verdict.measured_with", settings=v["measured_with"])), ""]
     out += [f"### {text(lang, 'section.flags')}", ""]
     flags = v["flags"]
     for f in flags:
@@ -87,7 +89,7 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
     if not flags:
         out += [text(lang, "flags.none"), ""]
-    for key, items in (("because", v["because"]), ("warnings", v["warnings"]),
+    for key, items in (("because", v["because"]), ("warnings", v["warnings"]), ("caveats", v.get("caveats") or []),
                        ("alternatives", v["alternatives"])):
         if items:
             mark = "⚠ " if key == "warnings" else ""
@@ -96,6 +98,20 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [f"### {text(lang, 'section.missing')}", "", text(lang, "missing.hint"), "",
                 *(f"- {md_code(m)}" for m in v["missing_facts"]), ""]
     return out
+
+
+def _by_task_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    task = report.get("by_task") or {}
+    rows = [r for r in task.get("rows") or [] if r.get("n_pairs") or r.get("acceptance_rate") is not None]
+    if not rows:
+        return []
+    table = [[md_text(category_name(r["category"], lang)), str(r["n_pairs"]), fmt_speedup(r["speedup"]),
+              f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r["ci_low"] is not None else "—",
+              md_text(text(lang, f"by_task.{r['label']}")),
+              f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"] for r in rows]
+    header = [text(lang, f"by_task.{k}") for k in ("category", "pairs", "speedup", "ci", "label", "acceptance")]
+    return [f"### {text(lang, 'section.by_task')}", "", mix_line(task, lang), "", *_table(header, table), "",
+            f"*{text(lang, 'by_task.hint')}*", ""]
 
 
 def _trace_section(report: Mapping[str, Any], lang: str) -> list[str]:
@@ -156,7 +172,8 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
                 f"{text(lang, 'meta.created')} {report['created_utc']}"]
     lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
              " · ".join(b for b in run_bits if b), "",
-             *_partial(report, lang), *_verdict_section(report, lang), *_trace_section(report, lang),
+             *_partial(report, lang), *_verdict_section(report, lang), *_by_task_section(report, lang),
+             *_trace_section(report, lang),
              *_steps_section(report, lang), *_environment_section(report, lang), "---", "",
              text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
              text(lang, "footer.generated", version=report.get("app_version", "?"))]

@@ -92,6 +92,27 @@ def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) 
     return out
 
 
+def by_task(evidence: Evidence | None) -> dict[str, Any]:
+    """Speedup per kind of task beside the pooled verdict, with each category's acceptance, and the mix."""
+    if evidence is None:
+        return {"rows": [], "mix_requested": {}, "mix_realised": {}, "mix_short": []}
+    ab, acc = evidence.ab, evidence.acceptance
+    cats = sorted(set(ab.per_category if ab else {}) | set(acc.per_category if acc else {}))
+    rows = []
+    for cat in cats:
+        speed = ab.per_category.get(cat) if ab else None
+        rate = acc.per_category.get(cat) if acc else None
+        rows.append({"category": cat, "n_pairs": speed.n_pairs if speed else 0,
+                     "speedup": speed.speedup if speed else None, "ci_low": speed.ci_low if speed else None,
+                     "ci_high": speed.ci_high if speed else None, "label": speed.label if speed else "too-few",
+                     "acceptance_rate": rate.rate if rate else None})
+    workload = evidence.workload
+    return {"rows": rows,
+            "mix_requested": dict(workload.mix_requested) if workload else {},
+            "mix_realised": dict(workload.mix_realised) if workload else {},
+            "mix_short": list(workload.mix_short) if workload else []}
+
+
 def strip_prompts(obj: Any) -> Any:
     """A copy of `obj` without any key named like a prompt or an output, at any depth."""
     if isinstance(obj, Mapping):
@@ -138,7 +159,9 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             "because": _strings(verdict.get("because")),
             "flags": _flags(verdict.get("flags")),
             "trace": trace, "missing_facts": _strings(verdict.get("missing_facts")),
-            "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings}
+            "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings,
+            "caveats": _strings(verdict.get("caveats")),
+            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None}
 
 
 def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:

@@ -42,6 +42,27 @@ def trace_word(row: Mapping[str, Any], lang: str) -> str:
     return text(lang, f"trace.{outcome}", leads_to=shown) if outcome == "reason" else text(lang, f"trace.{outcome}")
 
 
+def category_name(category: str, lang: str) -> str:
+    """A kind of task in words (a user's own category label is shown as written)."""
+    key = f"category.{category}"
+    return text(lang, key) if key in TABLES.get(lang, strings_en.STRINGS) or key in strings_en.STRINGS else category
+
+
+def mix_line(task: Mapping[str, Any], lang: str) -> str:
+    """One sentence on the mix the A/B followed (and which categories ran short)."""
+    requested = task.get("mix_requested") or {}
+    weights = {round(w, 6) for w in requested.values()}
+    if not requested or len(weights) == 1:
+        line = text(lang, "by_task.mix_equal")
+    else:
+        mix = ", ".join(f"{category_name(c, lang)} {w:.0%}" for c, w in sorted(requested.items(), key=lambda i: -i[1]))
+        line = text(lang, "by_task.mix", mix=mix)
+    short = task.get("mix_short") or []
+    if short:
+        line += " " + text(lang, "by_task.mix_short", cats=", ".join(category_name(c, lang) for c in short))
+    return line
+
+
 def fmt_speedup(value: float | None) -> str:
     """1.183 → '1.18×'."""
     return "—" if value is None else f"{value:.2f}×"

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from advisor.config import CheckConfig
+from advisor.workloads.mix import Allocation, allocate, normalise
 
 
 class PromptLike(Protocol):
@@ -51,6 +52,7 @@ class WorkloadPlan:
     ab: Sequence[PromptLike]
     canary: PromptLike
     source: str                      # "bundled" or the user's file
+    mix: Allocation | None = None    # how the A/B prompts follow the user's mix of tasks
 
     def to_dict(self) -> dict[str, object]:
         """Prompt ids per use (no texts: prompts stay out of evidence unless the user opts in)."""
@@ -114,9 +116,11 @@ def plan_workload(config: CheckConfig, format_chat: ChatFormatter | None = None)
 
     acceptance = select(profile, budget.acceptance_per_category, config.seed)
     baseline = select(profile, 1, config.seed + 1)[: budget.baseline_prompts]
-    ab = select(held_out, None, config.seed)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
+    categories = sorted({p.category for p in held_out})
+    weights = normalise(dict(config.mix), categories) if config.mix else None
+    mix = allocate(held_out, weights, budget.ab_max_pairs + budget.ab_max_pairs // 4, config.seed)
     canary = trap_prompt()
     return WorkloadPlan(
-        warmup=wrap(WARMUP_PROMPTS), baseline=wrap(baseline), acceptance=wrap(acceptance), ab=wrap(ab),
-        canary=_Formatted(canary.id, canary.category, render(canary)), source=source,
+        warmup=wrap(WARMUP_PROMPTS), baseline=wrap(baseline), acceptance=wrap(acceptance), ab=wrap(mix.prompts),
+        canary=_Formatted(canary.id, canary.category, render(canary)), source=source, mix=mix,
     )

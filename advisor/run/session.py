@@ -147,7 +147,10 @@ class Session:
         self.evidence = replace(self.evidence, workload=WorkloadSummary(
             source=plan.source, baseline=tuple(p.id for p in plan.baseline),
             acceptance=tuple(p.id for p in plan.acceptance), ab=tuple(p.id for p in plan.ab),
-            canary=plan.canary.id, categories=tuple(sorted({p.category for p in plan.acceptance}))))
+            canary=plan.canary.id, categories=tuple(sorted({p.category for p in plan.acceptance})),
+            mix_requested=dict(plan.mix.requested) if plan.mix else {},
+            mix_realised=dict(plan.mix.realised) if plan.mix else {}, mix_short=plan.mix.short if plan.mix else ()),
+            prompts={p.id: p.text for p in (*plan.acceptance, *plan.ab)} if self.config.keep_prompts else {})
         return plan
 
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:

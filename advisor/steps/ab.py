@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from advisor.ab.categories import early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
 from advisor.ab.policy import ABPolicy
 from advisor.ab.types import ABDecision, Decision, PairResult
@@ -88,33 +89,51 @@ class ABStep:
         yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 
-def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> tuple[RequestRecord | None, str]:
+@dataclass(frozen=True, slots=True)
+class _Run:
+    record: RequestRecord | None
+    text: str
+    error: str
+
+
+def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> _Run:
     cfg = ctx.config
     owner = ctx.arms.off if arm == "off" else ctx.arms.on
     try:
-        rec, _ = run_prompt(adapter, prompt.text, max_tokens=cfg.budget.max_tokens, seed=cfg.seed,
-                            temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm,
-                            generation=owner.generation if owner is not None else None)
+        rec, text = run_prompt(adapter, prompt.text, max_tokens=cfg.budget.max_tokens, seed=cfg.seed,
+                               temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm,
+                               generation=owner.generation if owner is not None else None)
     except EngineError as exc:
-        return None, str(exc)
+        return _Run(None, "", str(exc))
     if rec.ms_per_token is None:
-        return None, "the server reported no decode time (fewer than 2 tokens generated)"
-    return rec, ""
+        return _Run(None, text, "the server reported no decode time (fewer than 2 tokens generated)")
+    return _Run(rec, text, "")
+
+
+def divergence_at(reference: str, other: str) -> float | None:
+    """Where `other` first differs from `reference`, as a share of the reference (None when identical)."""
+    if reference == other:
+        return None
+    common = next((i for i, (a, b) in enumerate(zip(reference, other, strict=False)) if a != b),
+                  min(len(reference), len(other)))
+    return common / max(len(reference), 1)
 
 
 def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_first: bool,
                   ctx: StepContext) -> ABUnit:
     order = (("on", on), ("off", off)) if on_first else (("off", off), ("on", on))
     started = time.monotonic()
-    got: dict[str, tuple[RequestRecord | None, str]] = {name: _arm(a, prompt, name, ctx) for name, a in order}
-    (off_rec, off_err), (on_rec, on_err) = got["off"], got["on"]
-    match = (off_rec.output_digest == on_rec.output_digest) if off_rec and on_rec else None
+    got = {name: _arm(a, prompt, name, ctx) for name, a in order}
+    off_rec, off_err, on_rec, on_err = got["off"].record, got["off"].error, got["on"].record, got["on"].error
+    greedy = ctx.config.temperature == 0.0
+    match = (off_rec.output_digest == on_rec.output_digest) if off_rec and on_rec and greedy else None
     pair = PairResult(
         prompt_id=prompt.id,
         off_ms_per_token=off_rec.ms_per_token if off_rec and off_rec.ms_per_token else math.nan,
         on_ms_per_token=on_rec.ms_per_token if on_rec and on_rec.ms_per_token else math.nan,
         on_first=on_first, off_error=off_err or None, on_error=on_err or None,
-        outputs_match=match if ctx.config.temperature == 0.0 else None,
+        outputs_match=match, category=prompt.category,
+        divergence_at=divergence_at(got["off"].text, got["on"].text) if match is False else None,
         off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
         on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
         throttled=ctx.throttled_since(started),
@@ -148,4 +167,5 @@ def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_rea
         off_p50_ms=d.off_p50_ms, off_p99_ms=d.off_p99_ms, on_p50_ms=d.on_p50_ms, on_p99_ms=d.on_p99_ms,
         guards={k: Guard(ok, detail) for k, (ok, detail) in d.guards.items()},
         reasons=tuple(reasons), look=d.look, margin=policy.margin, looks=tuple(policy.looks), pairs=tuple(pairs),
+        per_category=per_category(pairs, policy), early_divergence_rate=early_divergence_rate(pairs, policy),
     )

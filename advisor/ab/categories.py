@@ -1,0 +1,67 @@
+"""Per-category speedups beside the pooled verdict: shown, never decided on.
+
+The verdict pools every pair (the mix is built into which prompts are drawn, advisor/workloads/mix.py), so
+looking at categories cannot raise its false-ENABLE rate. The display itself must not mislead either: each
+category's interval is a Student-t interval at the simultaneous level 1 − α/K (Bonferroni over the K
+categories shown), so under no gain anywhere the chance that *any* category reads "gain" stays ≤ α.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from advisor.ab.guards import is_counted
+from advisor.ab.policy import ABPolicy
+from advisor.ab.types import PairResult
+from advisor.stats import t_quantile
+
+Label = Literal["gain", "no-gain", "unclear", "too-few"]
+# A t interval needs a spread: with one pair there is none, so the category is shown as too few.
+MIN_PAIRS_FOR_INTERVAL = 2
+
+
+@dataclass(frozen=True, slots=True)
+class CategorySpeedup:
+    """One category's paired speedup (geometric mean ×) with its simultaneous interval and a plain label."""
+
+    n_pairs: int
+    speedup: float | None
+    ci_low: float | None
+    ci_high: float | None
+    label: Label
+
+
+def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, CategorySpeedup]:
+    """Speedup per category of the counted pairs; `gain` only when the whole interval clears 1 + δ."""
+    groups: dict[str, list[float]] = {}
+    for p in pairs:
+        if is_counted(p) and p.category:
+            groups.setdefault(p.category, []).append(math.log(p.off_ms_per_token / p.on_ms_per_token))
+    shown = [c for c, d in groups.items() if len(d) >= MIN_PAIRS_FOR_INTERVAL]
+    level = 1.0 - policy.category_family_alpha / max(len(shown), 1)
+    out: dict[str, CategorySpeedup] = {}
+    for category, d in sorted(groups.items()):
+        n = len(d)
+        mean = sum(d) / n
+        if n < MIN_PAIRS_FOR_INTERVAL:
+            out[category] = CategorySpeedup(n, math.exp(mean), None, None, "too-few")
+            continue
+        sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+        half = t_quantile(0.5 + level / 2.0, n - 1) * sd / math.sqrt(n)
+        low, high = math.exp(mean - half), math.exp(mean + half)
+        bar = 1.0 + policy.margin
+        label: Label = "gain" if low > bar else "no-gain" if high < bar else "unclear"
+        out[category] = CategorySpeedup(n, math.exp(mean), low, high, label)
+    return out
+
+
+def early_divergence_rate(pairs: Sequence[PairResult], policy: ABPolicy) -> float | None:
+    """Share of compared pairs whose outputs first differ in the first `early_divergence_share` of the reply."""
+    compared = [p for p in pairs if is_counted(p) and p.outputs_match is not None]
+    if not compared:
+        return None
+    early = [p for p in compared if p.divergence_at is not None and p.divergence_at < policy.early_divergence_share]
+    return len(early) / len(compared)

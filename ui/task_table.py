@@ -1,0 +1,73 @@
+"""Speedup by kind of task, beside the pooled verdict: one row per category of the A/B, from the report.
+
+The words come from the report's own string tables (advisor/report/strings.py), so the window and the
+exported report read the same in both languages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+
+from advisor.report.strings import category_name, fmt_speedup, mix_line, text
+from ui import theme
+from ui.strings import language
+
+_COLUMNS = ("category", "pairs", "speedup", "ci", "label", "acceptance")
+_LABEL_COLOUR = {"gain": "#1a7f37", "no-gain": theme.VERMILLION}
+
+
+class TaskTable(QWidget):
+    """Hidden until a report with per-category A/B results is shown."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QLabel()
+        self.title.setObjectName("h2")
+        self.mix = QLabel()
+        self.mix.setWordWrap(True)
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("muted")
+        self.table = QTableWidget(0, len(_COLUMNS))
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 6)
+        for widget in (self.title, self.mix, self.table, self.hint):
+            layout.addWidget(widget)
+        self._task: Mapping[str, Any] = {}
+        self.setVisible(False)
+
+    def set_task(self, task: Mapping[str, Any]) -> None:
+        """Show the report's `by_task` block (rows with A/B pairs only)."""
+        self._task = task
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        """Re-read every label and cell in the current language."""
+        lang = language()
+        rows = [r for r in self._task.get("rows") or [] if r.get("n_pairs")]
+        self.setVisible(bool(rows))
+        self.title.setText(text(lang, "section.by_task"))
+        self.hint.setText(text(lang, "by_task.hint"))
+        self.mix.setText(mix_line(self._task, lang) if rows else "")
+        self.table.setHorizontalHeaderLabels([text(lang, f"by_task.{c}") for c in _COLUMNS])
+        self.table.setRowCount(len(rows))
+        for i, r in enumerate(rows):
+            ci = f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r.get("ci_low") is not None else "—"
+            rate = f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"
+            cells = (category_name(r["category"], lang), str(r["n_pairs"]), fmt_speedup(r.get("speedup")), ci,
+                     text(lang, f"by_task.{r['label']}"), rate)
+            for j, value in enumerate(cells):
+                item = QTableWidgetItem(value)
+                if j == 4 and r["label"] in _LABEL_COLOUR:
+                    item.setForeground(QBrush(QColor(_LABEL_COLOUR[r["label"]])))
+                self.table.setItem(i, j, item)
+        self.table.setFixedHeight(self.table.horizontalHeader().height() + 4
+                                  + sum(self.table.rowHeight(i) for i in range(len(rows))))
