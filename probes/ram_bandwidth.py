@@ -2,11 +2,15 @@
 
 Sizes and repeats (why):
 - Each array (source and destination) is 1.5 × the last-level cache (LLC), at least 32 MiB and at most 256 MiB,
-  so one pass streams 3 × LLC or more. Data left in the cache by the previous pass can then serve at most a
-  third of a pass (nothing under LRU-like replacement, which evicts a line long before a cyclic sweep comes
-  back to it). STREAM asks 4 × the cache per array; that would be 2 × 128 MiB on this project's 32 MiB-L3
-  machines, the 550 MiB peak this measurement used to have, where 1.5 × keeps the whole host probe near 125 MiB.
-  Measured on such a machine (AMD EPYC VM, 2 cores): 48 MiB arrays read 10-25 % above 128-256 MiB arrays.
+  so one pass streams 3 × LLC or more: what the previous pass left in the cache can serve at most a third of
+  it, and nothing under LRU-like replacement, which evicts a line before a cyclic sweep comes back to it.
+  STREAM asks 4 × the cache per array: 2 × 128 MiB on this project's 32 MiB-L3 machine, where this measurement
+  used to peak at 550 MiB; 1.5 × keeps `probe_host` near 125 MiB. Measured there (2-core EPYC VM): 32 MiB
+  arrays (2 × LLC streamed) read ~15 % above 40-64 MiB arrays, which agree within a few per cent, so 1.5 ×
+  is past the cache's cliff. Against 48 MiB, larger arrays read lower still on a quiet machine (-10 % at 96,
+  -30 % at 256 MiB), yet +15 % at 512 MiB, where a thread's slice passes glibc's non-temporal-store threshold
+  (240 MiB there): a copy figure depends on the libc's store strategy as much as on the cache, so read it as
+  an estimate to ±30 %.
 - One untimed pass first: it faults the destination's pages in and starts the threads.
 - Then up to 10 timed passes (STREAM's NTIMES), at least 3, until `budget_s` is spent; the best pass counts,
   as in STREAM: on a shared machine the slower passes are other work, not the memory.
