@@ -1,37 +1,30 @@
-"""Host facts: OS, CPU, cores, RAM, measured RAM bandwidth, power source, Python. Stdlib + numpy only."""
+"""Host facts: OS, CPU, cores, RAM, measured RAM bandwidth, power source, load, Python.
+
+psutil reads cores, RAM, battery and load on every OS it supports; only the CPU's marketing name and the size of
+the last-level cache come from the OS directly (psutil has neither).
+"""
 
 from __future__ import annotations
 
-import itertools
-import os
 import platform
 import subprocess
 import sys
-import time
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
+import psutil
 
 from probes.base import Unavailable
+from probes.ram_bandwidth import RamBandwidth, buffer_mib_for, measure_ram_bandwidth
 from probes.serialize import as_dict
+
+__all__ = ["HostReport", "LoadAverage", "PowerSource", "RamBandwidth", "measure_ram_bandwidth", "probe_host"]
 
 GIB = 1024**3
 PowerSource = Literal["ac", "battery"]
-
-
-@dataclass(frozen=True, slots=True)
-class RamBandwidth:
-    """Best observed copy bandwidth: (bytes read + bytes written) / seconds, in GB/s (10^9)."""
-
-    gbs: float
-    buffer_mib: int
-    threads: int
-    repeats: int
-    elapsed_s: float
+LoadAverage = tuple[float, float, float]
+_NOT_READ = Unavailable("not-found", "not read")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,11 +38,12 @@ class HostReport:
     cores_logical: int | Unavailable
     cores_physical: int | Unavailable
     ram_total_gib: float | Unavailable
-    ram_free_gib: float | Unavailable  # "available" on Linux (free + reclaimable cache)
+    ram_free_gib: float | Unavailable  # "available": free plus what the OS can reclaim at once (page cache)
     ram_bandwidth_gbs: float | Unavailable
     ram_bandwidth: RamBandwidth | Unavailable
     power_source: PowerSource | Unavailable
     python_version: str
+    load_avg: LoadAverage | Unavailable = _NOT_READ  # runnable processes over 1, 5, 15 min
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict; unavailable fields become {"unavailable": reason, "detail": …}."""
@@ -83,123 +77,110 @@ def cpu_model() -> str | Unavailable:
     return name if name else Unavailable("not-found", "no CPU model in /proc/cpuinfo or platform")
 
 
-def physical_cores() -> int | Unavailable:
-    """Distinct (package, core) pairs from /proc/cpuinfo; `hw.physicalcpu` on macOS."""
-    info = _read("/proc/cpuinfo")
-    if info:
-        pairs: set[tuple[str, str]] = set()
-        package = core = ""
-        for line in [*info.splitlines(), ""]:
-            key, _, value = (part.strip() for part in line.partition(":"))
-            if key == "physical id":
-                package = value
-            elif key == "core id":
-                core = value
-            elif not line.strip() and core:
-                pairs.add((package, core))
-                package = core = ""
-        if pairs:
-            return len(pairs)
-    counted = _sysctl("hw.physicalcpu") if sys.platform == "darwin" else None
-    if counted and counted.isdigit():
-        return int(counted)
-    return Unavailable("not-supported", "physical core count not readable without psutil on this OS")
+def cores() -> tuple[int | Unavailable, int | Unavailable]:
+    """(logical, physical) core counts."""
+    logical = psutil.cpu_count(logical=True)
+    physical = psutil.cpu_count(logical=False)
+    return (logical or Unavailable("not-supported", "psutil could not count logical cores"),
+            physical or Unavailable("not-supported", f"psutil cannot count physical cores on {sys.platform}"))
 
 
 def ram_gib() -> tuple[float | Unavailable, float | Unavailable]:
-    """(total, available) GiB from /proc/meminfo; total only via sysctl on macOS."""
-    meminfo = _read("/proc/meminfo")
-    if meminfo:
-        kib = {k.strip(): v.split()[0] for k, _, v in (ln.partition(":") for ln in meminfo.splitlines()) if v}
-        total = int(kib["MemTotal"]) / 1024**2 if "MemTotal" in kib else Unavailable("not-found", "MemTotal")
-        free_key = "MemAvailable" if "MemAvailable" in kib else "MemFree"
-        free = int(kib[free_key]) / 1024**2 if free_key in kib else Unavailable("not-found", free_key)
-        return total, free
-    size = _sysctl("hw.memsize") if sys.platform == "darwin" else None
-    if size and size.isdigit():
-        return int(size) / GIB, Unavailable("not-supported", "free memory needs vm_stat parsing on macOS")
-    why = Unavailable("not-supported", f"no /proc/meminfo on {sys.platform}")
-    return why, why
-
-
-def _copy_seconds(pairs: list[tuple[np.ndarray, np.ndarray]], pool: ThreadPoolExecutor | None) -> float:
-    started = time.perf_counter()
-    if pool is None:
-        np.copyto(pairs[0][1], pairs[0][0])
-    else:
-        # numpy releases the GIL for plain copies, so threads copy their slices truly in parallel.
-        list(pool.map(lambda p: np.copyto(p[1], p[0]), pairs))
-    return time.perf_counter() - started
-
-
-def measure_ram_bandwidth(
-    buffer_mib: int = 256, threads: int | None = None, budget_s: float = 0.5, max_repeats: int = 8
-) -> RamBandwidth:
-    """Copy a `buffer_mib` buffer repeatedly and keep the best rate; stays under ~`budget_s` seconds.
-
-    One thread per physical core (up to 8) because llama.cpp decodes with several threads and a single
-    core cannot saturate a multi-channel memory system.
-    """
-    if threads is None:
-        cores = physical_cores()
-        threads = max(1, min(8, cores if isinstance(cores, int) else (os.cpu_count() or 1)))
-    n = buffer_mib * 1024**2 // 8
-    src = np.ones(n, dtype=np.float64)  # touching every page now keeps page faults out of the timing
-    dst = np.zeros(n, dtype=np.float64)
-    bounds = np.linspace(0, n, threads + 1, dtype=np.int64)
-    pairs = [(src[a:b], dst[a:b]) for a, b in itertools.pairwise(bounds)]
-    started = time.perf_counter()
-    best = float("inf")
-    repeats = 0
-    with ThreadPoolExecutor(threads) if threads > 1 else nullcontext() as pool:
-        _copy_seconds(pairs, pool)  # warm-up: thread start, TLB, caches
-        while repeats < max_repeats and (repeats < 2 or time.perf_counter() - started < budget_s):
-            best = min(best, _copy_seconds(pairs, pool))
-            repeats += 1
-    moved = 2 * src.nbytes  # every byte is read once and written once
-    return RamBandwidth(round(moved / best / 1e9, 2), buffer_mib, threads, repeats, time.perf_counter() - started)
+    """(total, available) GiB."""
+    try:
+        memory = psutil.virtual_memory()
+    except (OSError, RuntimeError) as exc:  # psutil reports a broken /proc or sysctl this way
+        why = Unavailable("error", f"psutil.virtual_memory() failed: {exc}")
+        return why, why
+    return round(memory.total / GIB, 2), round(memory.available / GIB, 2)
 
 
 def power_source() -> PowerSource | Unavailable:
-    """AC or battery from /sys/class/power_supply (Linux); desktops without entries are `not-found`."""
-    root = Path("/sys/class/power_supply")
+    """On mains or on battery; no battery (desktops, servers, VMs) is unknown, not a failure."""
+    if not hasattr(psutil, "sensors_battery"):
+        return Unavailable("not-supported", f"psutil reads no battery on {sys.platform}")
     try:
-        supplies = sorted(root.iterdir())
-    except OSError:
-        return Unavailable("not-found", f"{root} not readable on {sys.platform}")
-    kinds = {(_read(str(s / "type")) or "").strip(): s for s in supplies}
-    mains = [s for s in supplies if (_read(str(s / "type")) or "").strip() in ("Mains", "USB", "USB_PD")]
-    if any((_read(str(s / "online")) or "").strip() == "1" for s in mains):
-        return "ac"
-    battery = kinds.get("Battery")
-    if battery is not None:
-        status = (_read(str(battery / "status")) or "").strip()
-        return "battery" if status == "Discharging" else "ac"
-    return Unavailable("not-found", "no mains or battery entry in /sys/class/power_supply")
+        battery = psutil.sensors_battery()
+    except (OSError, RuntimeError) as exc:
+        return Unavailable("error", f"psutil.sensors_battery() failed: {exc}")
+    if battery is None:
+        return Unavailable("not-found", "no battery reported (a desktop, server or VM)")
+    if battery.power_plugged is None:
+        return Unavailable("not-found", "a battery, but whether mains is plugged in is not reported")
+    return "ac" if battery.power_plugged else "battery"
+
+
+def load_average() -> LoadAverage | Unavailable:
+    """1, 5 and 15-minute load average (psutil emulates it on Windows)."""
+    try:
+        one, five, fifteen = psutil.getloadavg()
+    except (AttributeError, OSError) as exc:
+        return Unavailable("not-supported", f"no load average on {sys.platform}: {exc}")
+    if sys.platform == "win32" and one == five == fifteen == 0.0:
+        # psutil's Windows emulation samples every 5 s from its first call and reads zeros until then
+        return Unavailable("not-found", "Windows load average is zero for 5 s after the first reading")
+    return round(one, 2), round(five, 2), round(fifteen, 2)
+
+
+def _size_bytes(text: str) -> int | None:
+    text = text.strip().upper()
+    scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1:], 1)
+    digits = text[:-1] if scale != 1 else text
+    return int(digits) * scale if digits.isdigit() else None
+
+
+def _cpu_count_in(cpu_list: str) -> int:
+    count = 0
+    for part in cpu_list.strip().split(","):
+        low, _, high = part.partition("-")
+        if low.isdigit():
+            count += int(high) - int(low) + 1 if high.isdigit() else 1
+    return count
+
+
+def last_level_cache_mib() -> int | None:
+    """Total last-level cache in MiB (all its instances: two L3s on a two-CCD Ryzen), None where not reported."""
+    if sys.platform == "darwin":
+        sizes = [_size_bytes(_sysctl(n) or "") for n in ("hw.l3cachesize", "hw.perflevel0.l2cachesize",
+                                                        "hw.l2cachesize")]
+        best = max((s for s in sizes if s), default=None)
+        return best // 2**20 if best else None
+    levels = []
+    for index in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*"):
+        level, size = _read(str(index / "level")), _size_bytes(_read(str(index / "size")) or "")
+        if level and level.strip().isdigit() and size:
+            levels.append((int(level), size, _cpu_count_in(_read(str(index / "shared_cpu_list")) or "0")))
+    if not levels:
+        return None
+    _, size, sharing = max(levels)
+    instances = max(1, -(-(psutil.cpu_count(logical=True) or 1) // max(1, sharing)))
+    return size * instances // 2**20
 
 
 def probe_host(measure_bandwidth: bool = True) -> HostReport:
-    """Gather host facts; the bandwidth benchmark takes about half a second."""
+    """Gather host facts; the bandwidth measurement takes about a tenth of a second on a 32 MiB-L3 machine."""
     total, free = ram_gib()
+    logical, physical = cores()
     bandwidth: RamBandwidth | Unavailable = Unavailable("not-supported", "bandwidth measurement skipped")
     if measure_bandwidth:
+        llc = last_level_cache_mib()
+        size = buffer_mib_for(llc, free if isinstance(free, float) else None)
         try:
-            # Keep the 2 × buffer well under free RAM on small machines.
-            room_mib = int(free * 1024 / 8) if isinstance(free, float) else 256
-            bandwidth = measure_ram_bandwidth(buffer_mib=max(16, min(256, room_mib)))
+            bandwidth = measure_ram_bandwidth(buffer_mib=size, llc_mib=llc)
         except (MemoryError, ValueError) as exc:
-            bandwidth = Unavailable("error", f"RAM bandwidth benchmark failed: {exc}")
+            bandwidth = Unavailable("error", f"RAM bandwidth measurement failed: {exc}")
     return HostReport(
         os=platform.system(),
         os_release=platform.release(),
         machine=platform.machine(),
         cpu_model=cpu_model(),
-        cores_logical=os.cpu_count() or Unavailable("not-supported", "os.cpu_count() returned None"),
-        cores_physical=physical_cores(),
-        ram_total_gib=total if isinstance(total, Unavailable) else round(total, 2),
-        ram_free_gib=free if isinstance(free, Unavailable) else round(free, 2),
+        cores_logical=logical,
+        cores_physical=physical,
+        ram_total_gib=total,
+        ram_free_gib=free,
         ram_bandwidth_gbs=bandwidth if isinstance(bandwidth, Unavailable) else bandwidth.gbs,
         ram_bandwidth=bandwidth,
         power_source=power_source(),
         python_version=platform.python_version(),
+        load_avg=load_average(),
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from advisor.cli.main import main
-from advisor.deploy.yaml_read import load_all
+from advisor.deploy.yaml_load import load_all
 from advisor.recommend.build import recommend
 from advisor.recommend.dialect import REMOVED_IN_NEW, strip_spec_args, unknown_flags
 from tests.contract_servers import serve, tgi_routes

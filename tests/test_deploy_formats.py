@@ -8,7 +8,7 @@ import pytest
 
 from advisor.deploy.base import DeployError
 from advisor.deploy.render import FORMATS, render_deploy
-from advisor.deploy.yaml_read import load_all
+from advisor.deploy.yaml_load import load_all
 from advisor.recommend.build import recommend
 from advisor.recommend.dialect import is_spec_flag
 from advisor.recommend.types import Recommendation

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import difflib
 import importlib.util
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from advisor.deploy.base import DeployError
 from advisor.deploy.render import render_deploy
-from advisor.deploy.yaml_read import YamlSubsetError, load_all
+from advisor.deploy.yaml_load import ManifestYamlError, load_all
 from advisor.recommend.dialect import is_spec_flag
 from tests.deploy_cases import MANIFEST, enable
 
@@ -119,7 +120,7 @@ def test_unsupported_or_ambiguous_manifests_raise_clear_errors(mutate: Any, mess
 
 
 def test_yaml_errors_name_the_line() -> None:
-    with pytest.raises(YamlSubsetError, match="line 3"):
+    with pytest.raises(ManifestYamlError, match="line 3"):
         load_all("a: 1\nb: 2\nc: &x 3\n")
 
 
@@ -127,3 +128,29 @@ def test_flow_spec_is_refused() -> None:
     text = "apiVersion: v1\nkind: InferenceService\nspec: {modelRef: m, extraArgs: []}\n"
     with pytest.raises(DeployError, match="flow style"):
         render_deploy(enable("new"), "llmkube", manifest_text=text)
+
+
+def test_bytes_outside_extra_args_are_kept_even_with_mixed_line_ends() -> None:
+    head, tail = ORIGINAL.split(ARGS_BLOCK)
+    head = head.replace("\n", "\r\n", 3)  # a file edited on two systems: the untouched lines keep their ends
+    out = render_deploy(enable("new"), "llmkube", manifest_text=head + ARGS_BLOCK + tail)
+    body = out[out.index(head[:40]):]
+    assert body.startswith(head) and body.endswith(tail)
+    assert _assert_only_extra_args_changed(head + ARGS_BLOCK + tail, out) == [*NON_SPEC_ARGS, *enable("new").argv]
+
+
+def test_insert_after_a_kept_block_scalar_keeps_its_blank_lines() -> None:
+    text = ORIGINAL.replace(ARGS_BLOCK, "") + "  script: |+\n    echo hi\n\n\n# the end\n"
+    out = render_deploy(enable("new"), "llmkube", manifest_text=text)
+    assert _assert_only_extra_args_changed(text, out) == list(enable("new").argv)
+    assert "    echo hi\n\n\n  extraArgs:\n" in out and out.endswith('- "0.75"\n# the end\n')
+
+
+def test_cli_refuses_a_huge_manifest(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from advisor.cli.main import main
+
+    facts = Path(__file__).parent / "fixtures" / "facts" / "dense_enable.json"
+    huge = tmp_path / "huge.yaml"
+    huge.write_text(ORIGINAL + "# padding\n" * 2_000_000, encoding="utf-8")  # 20 MB
+    assert main(["decide", "--facts", str(facts), "--format-flags", "llmkube", "--manifest", str(huge)]) == 2
+    assert "spec-advisor reads at most 256 KiB" in capsys.readouterr().err

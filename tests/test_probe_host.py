@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 import time
+from pathlib import Path
+from typing import NamedTuple
 
+import psutil
+import pytest
+
+from probes import host
 from probes.base import Unavailable
 from probes.host import measure_ram_bandwidth, probe_host
+from probes.ram_bandwidth import buffer_mib_for
 
 
 def test_probe_host_is_quick_and_json_ready() -> None:
@@ -34,3 +43,52 @@ def test_skipping_bandwidth_gives_a_reason() -> None:
         "unavailable": "not-supported",
         "detail": "bandwidth measurement skipped",
     }
+
+
+def test_psutil_fields_are_filled_on_linux() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the readings are compared with Linux's own files")
+    report = probe_host(measure_bandwidth=False)
+    assert report.cores_logical == os.cpu_count()
+    assert isinstance(report.cores_physical, int) and 1 <= report.cores_physical <= report.cores_logical
+    meminfo = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    assert report.ram_total_gib == round(int(meminfo["MemTotal"].split()[0]) / 1024**2, 2)
+    assert isinstance(report.ram_free_gib, float) and 0 < report.ram_free_gib <= report.ram_total_gib
+    assert isinstance(report.load_avg, tuple) and len(report.load_avg) == 3
+    assert all(x >= 0 for x in report.load_avg)
+    assert isinstance(report.cpu_model, str) and report.cpu_model
+    json.dumps(report.to_dict())
+
+
+def test_bandwidth_buffer_is_sized_from_the_last_level_cache() -> None:
+    llc = host.last_level_cache_mib()
+    if sys.platform.startswith("linux"):
+        assert isinstance(llc, int) and llc >= 1  # every Linux here reports its caches in /sys
+    assert buffer_mib_for(32, None) == 48 and buffer_mib_for(8, None) == 32 and buffer_mib_for(1024, 64.0) == 256
+    assert buffer_mib_for(None, None) == 48 and buffer_mib_for(32, 0.25) == 32  # unknown cache; little free RAM
+    report = probe_host()
+    assert not isinstance(report.ram_bandwidth, Unavailable)
+    assert report.ram_bandwidth.llc_mib == llc and report.ram_bandwidth.buffer_mib == buffer_mib_for(
+        llc, report.ram_free_gib if isinstance(report.ram_free_gib, float) else None)
+
+
+class _Battery(NamedTuple):
+    percent: float
+    secsleft: int
+    power_plugged: bool | None
+
+
+@pytest.mark.parametrize(("battery", "expected"), [
+    (None, Unavailable("not-found", "no battery reported (a desktop, server or VM)")),
+    (_Battery(80.0, 3600, False), "battery"),
+    (_Battery(100.0, -2, True), "ac"),
+    (_Battery(50.0, -1, None), Unavailable("not-found", "a battery, but whether mains is plugged in is not reported")),
+])
+def test_power_source_from_psutil(battery: _Battery | None, expected: object, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(psutil, "sensors_battery", lambda: battery)
+    assert host.power_source() == expected
+    report = probe_host(measure_bandwidth=False)  # no battery is not a failure: the report is whole
+    assert report.power_source == expected
+    if battery is None:
+        assert report.to_dict()["power_source"] == {"unavailable": "not-found",
+                                                    "detail": "no battery reported (a desktop, server or VM)"}

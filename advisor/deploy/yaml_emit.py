@@ -1,4 +1,4 @@
-"""A small, safe YAML writer for the snippets spec-advisor emits (no PyYAML dependency).
+"""A small, safe YAML writer for the snippets spec-advisor emits (ours: PyYAML's dump quotes by other rules).
 
 Every string is written double-quoted: a plain scalar such as `on`, `no`, `0755` or `--spec-type: x` can
 change type or meaning under YAML 1.1 readers (Kubernetes, Compose), a quoted one cannot.
