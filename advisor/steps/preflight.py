@@ -19,7 +19,7 @@ from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, warn
 from probes.base import Unavailable
 from probes.engines.base import EngineError
-from probes.host import PowerSource
+from probes.host import PowerSource, load_average
 
 # Clock-event reasons that mean the card is held below its normal clocks (engines.md §5 bitmask).
 THROTTLE_REASONS = frozenset(
@@ -50,11 +50,11 @@ class PreflightStep:
 
 
 def load_guard(policy: PreflightPolicy) -> Guard:
-    """Is something else keeping the CPU busy? (Unix load average; unknown elsewhere.)"""
-    try:
-        load1 = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return Guard(None, "load average not available on this system")
+    """Is something else keeping the CPU busy? (load average through psutil; unknown where it has none.)"""
+    load = load_average()
+    if isinstance(load, Unavailable):
+        return Guard(None, f"load average not available: {load.detail}")
+    load1 = load[0]
     cores = os.cpu_count() or 1
     busy = load1 > policy.max_load_per_core * cores
     detail = f"1-minute load {load1:.1f} on {cores} logical cores"
