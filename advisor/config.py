@@ -6,8 +6,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-StepId = Literal["baseline", "acceptance", "verify", "batch", "ab"]
-ALL_STEPS: tuple[StepId, ...] = ("baseline", "acceptance", "verify", "batch", "ab")
+StepId = Literal["baseline", "acceptance", "verify", "tune", "batch", "ab"]
+ALL_STEPS: tuple[StepId, ...] = ("baseline", "acceptance", "verify", "tune", "batch", "ab")
+# The draft lengths the tuner considers (the issue's sweep): the acceptance step runs at the longest.
+TUNE_KS: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 12, 16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,14 +27,22 @@ class Budget:
     batch_requests_per_slot: int
     ab_max_pairs: int
     warmup_requests: int = 2
+    # The tuner: other methods probed at the longest draft (the configured one is measured by step 2), prompts
+    # per category for each, and the synthetic-acceptance surface as (draft length, mean acceptance length).
+    tune_methods: tuple[str, ...] = ()
+    tune_probe_per_category: int = 1
+    surface_points: tuple[tuple[int, float], ...] = ()
+    surface_requests: int = 2
 
 
 QUICK = Budget(max_tokens=64, baseline_prompts=6, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
                verify_repeats=3, verify_depth_tokens=256, batch_levels=(1, 2, 4), batch_requests_per_slot=1,
-               ab_max_pairs=20)
+               ab_max_pairs=20, surface_points=((4, 2.5), (16, 4.0)))
 FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, canary_repeats=10, canary_reruns=6,
               verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
-              ab_max_pairs=60)
+              ab_max_pairs=60, tune_methods=("ngram-simple", "ngram-map-k"), tune_probe_per_category=3,
+              surface_points=tuple((k, tau) for k in (2, 4, 8, 16) for tau in (1.5, 2.5, 4.0) if tau <= k + 1),
+              surface_requests=3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +66,8 @@ class CheckConfig:
     temperature: float = 0.0
     seed: int = 42
     threads: int | None = None
+    # The user's own llama-server options, given to both managed arms and kept in the recommendation.
+    server_args: tuple[str, ...] = ()
     out_dir: Path | None = None
     # Restart the ON server before each phase that measures it (acceptance, canary, batch, A/B); off only to
     # measure how much a warm n-gram pool inflates the A/B (bench/pool_effect.py).
@@ -70,6 +82,19 @@ class CheckConfig:
         if self.budget_override is not None:
             return self.budget_override
         return QUICK if self.quick else FULL
+
+    @property
+    def tuning(self) -> bool:
+        """True when the tuner chooses the draft length (and method): its step is on and the user did not fix
+        a draft length by hand."""
+        return "tune" in self.steps and self.draft_max is None
+
+    @property
+    def draft_cap(self) -> int | None:
+        """The cap the ON arm starts with: the user's, else the tuner's longest, else the engine's default."""
+        if self.draft_max is not None:
+            return self.draft_max
+        return max(TUNE_KS) if self.tuning and self.mode == "managed" else None
 
     @property
     def mode(self) -> Literal["managed", "attach"]:
@@ -88,6 +113,8 @@ class CheckConfig:
         d.pop("budget_override", None)
         d["budget"] = asdict(self.budget)
         d["budget"]["batch_levels"] = list(self.budget.batch_levels)
+        d["budget"]["tune_methods"] = list(self.budget.tune_methods)
+        d["budget"]["surface_points"] = [list(p) for p in self.budget.surface_points]
         return d
 
 
@@ -100,6 +127,8 @@ def config_from_dict(d: dict[str, Any]) -> CheckConfig:
             kwargs[key] = Path(kwargs[key])
     if "steps" in kwargs:
         kwargs["steps"] = tuple(kwargs["steps"])
+    if "server_args" in kwargs:
+        kwargs["server_args"] = tuple(kwargs["server_args"])
     if kwargs.get("mix") is not None:  # JSON gives lists of [category, weight]
         kwargs["mix"] = tuple((str(c), float(w)) for c, w in kwargs["mix"])
     return CheckConfig(**kwargs)

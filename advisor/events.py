@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from advisor.evidence.warnings import WarningCode
 
 if TYPE_CHECKING:  # evidence types import these statuses; events only names them
-    from advisor.evidence.steps import StepEvidence
+    from advisor.evidence.kinds import StepEvidence
 
 StepStatus = Literal["done", "skipped", "failed", "aborted"]
 SessionStatus = Literal["complete", "aborted", "failed"]

@@ -14,8 +14,10 @@ from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
 from advisor.errors import UserError
+from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
 from advisor.run.environment import read_model
+from advisor.run.passthrough import check_server_args
 from advisor.run.session import Session
 
 NAME = "check"
@@ -47,6 +49,10 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON on stdout")
     p.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted (see `history`)")
     p.add_argument("--no-history", action="store_true", help="do not record this run in the history database")
+    p.add_argument("--no-tune", action="store_true",
+                   help="measure the method at the engine's default draft length instead of choosing the best")
+    p.add_argument("server_args", nargs="*", metavar="-- LLAMA_SERVER_ARGS",
+                   help="after --: your own llama-server options (-ngl, -c, -fa, -ctk, -t, …) for both arms")
 
 
 def parse_steps(text: str) -> tuple[str, ...]:
@@ -65,6 +71,12 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         raise UserError("--engine-url-b needs --engine-url")
     if args.draft_max is not None and args.draft_max < 1:
         raise UserError("--draft-max must be at least 1")
+    server_args = check_server_args(args.server_args or ())
+    if server_args and args.engine_url:
+        raise UserError("options after -- are for servers spec-advisor launches; an attached server runs as it is")
+    steps = parse_steps(args.steps)
+    if args.no_tune:
+        steps = tuple(s for s in steps if s != "tune")
     held_out_categories: list[str] = []
     if args.prompts is not None:
         # Fail on a bad prompt file before any engine starts (loading the file is cheap; servers are not).
@@ -85,11 +97,11 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
     return CheckConfig(
-        quick=args.quick, steps=parse_steps(args.steps), engine_url=args.engine_url,  # type: ignore[arg-type]
+        quick=args.quick, steps=steps, engine_url=args.engine_url,  # type: ignore[arg-type]
         engine_url_b=args.engine_url_b, allow_remote=args.allow_remote, llama_server=args.llama_server,
         model=args.model, spec_type=spec_type, draft_model=args.draft_model, draft_max=args.draft_max,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
-        threads=args.threads, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts,
+        threads=args.threads, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts, server_args=server_args,
     )
 
 
@@ -131,7 +143,9 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if args.json:
-        result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict}
+        tuner = session.evidence.tuner
+        result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict,
+                  "tuner": encode(tuner) if tuner is not None else None}
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:

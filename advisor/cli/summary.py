@@ -7,8 +7,9 @@ from typing import TextIO
 
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
-from advisor.report.sections import by_task
+from advisor.report.sections import by_task, tuner_section
 from advisor.report.strings import category_name, mix_line
+from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 
 def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
@@ -50,6 +51,12 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO) -> None:
                   f"[{_fmt(ab.ci_low, '.3f')}, {_fmt(ab.ci_high, '.3f')}] over {ab.n_prompts} prompt pairs"
                   + (" (ON server started fresh)" if ab.pool is not None and ab.pool.fresh else "") + "\n")
         _by_task(evidence, out)
+    if (tuner := tuner_section(evidence)) is not None:
+        for line in tuner_sentences(tuner, "en"):
+            out.write(f"  tuner: {line}\n")
+        _, rows = tuner_table(tuner, "en")
+        for row in rows:
+            out.write(f"    {row[0]:<14} k = {row[1]:<3} {row[2]}\n")
     if evidence.restarts:
         phases = ", ".join(f"{r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
         out.write(f"  ON server restarted before: {phases}\n")

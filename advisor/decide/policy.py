@@ -74,6 +74,15 @@ class ReconcilePolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class TunerPolicy:
+    """How the tuner breaks near-ties and when its prediction is called off the mark (fractions)."""
+
+    k_tie_margin: float
+    method_tie_margin: float
+    max_prediction_error: float
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Every policy number, by table."""
 
@@ -84,6 +93,7 @@ class Policy:
     preflight: PreflightPolicy
     acceptance: AcceptancePolicy
     reconcile: ReconcilePolicy
+    tuner: TunerPolicy
     source: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
@@ -99,6 +109,7 @@ class Policy:
 _TABLES: dict[str, type] = {
     "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
+    "tuner": TunerPolicy,
 }
 # Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -113,6 +124,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "bottleneck.memory_bound_mbu": (0.0, 1.0), "bottleneck.small_model_gb": (0.0, 10_000.0),
     "preflight.max_load_per_core": (0.0, 100.0), "preflight.min_free_vram_gib": (0.0, 10_000.0),
     "acceptance.low_rate_warning": (0.0, 1.0), "reconcile.model_mismatch_factor": (1.0, 100.0),
+    "tuner.k_tie_margin": (0.0, 0.5), "tuner.method_tie_margin": (0.0, 0.5),
+    "tuner.max_prediction_error": (0.0, 10.0),
 }
 
 

@@ -12,15 +12,16 @@ import re
 import sys
 import typing
 
-from advisor.evidence import schema, steps, units, warnings
+from advisor.evidence import schema, steps, tuner, units, warnings
 
 # The order a reader meets them in: the file, then what it holds.
 CLASSES: tuple[type, ...] = (
     schema.Evidence, schema.ConfigRecord, schema.Environment, schema.WorkloadSummary, schema.StepRecord,
     warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard, steps.BaselineEvidence,
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
-    steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyPoint, steps.BatchEvidence,
-    steps.BatchLevel, steps.ABEvidence, units.AcceptanceUnit, units.CounterDelta, units.VerifyUnit,
+    steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyPoint, tuner.TuneEvidence,
+    tuner.MethodProbe, tuner.KSpeedup, tuner.SurfacePoint, tuner.TunerChoice, tuner.TunerSummary,
+    steps.BatchEvidence, steps.BatchLevel, steps.ABEvidence, units.AcceptanceUnit, units.CounterDelta, units.VerifyUnit,
     units.ABUnit, units.ArmResult,
 )
 _COMMENT = re.compile(r"^\s+(\w+)\s*:[^#\n]*#\s*(.+)$")
@@ -68,7 +69,7 @@ def render() -> str:
         "that could not be read is `{\"unavailable\": reason, \"detail\": …}`. Prompt and output texts are "
         "not stored (only digests) unless the check ran with `--keep-prompts`.",
         "",
-        "`steps` maps a step id (preflight, baseline, acceptance, verify, batch, ab) to its `StepRecord`, "
+        "`steps` maps a step id (preflight, baseline, acceptance, verify, tune, batch, ab) to its `StepRecord`, "
         "whose `evidence` is the step's own type below. The history database stores the same records, and "
         "each measurement unit (`advisor/evidence/units.py`) whole, in one transaction.",
         "",

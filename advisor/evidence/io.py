@@ -17,8 +17,8 @@ from typing import Any
 
 from advisor.atomic import write_atomic
 from advisor.evidence.codec import EvidenceError, decode, encode
+from advisor.evidence.kinds import EVIDENCE_TYPES
 from advisor.evidence.schema import SCHEMA_VERSION, Evidence, StepRecord
-from advisor.evidence.steps import EVIDENCE_TYPES
 from advisor.evidence.warnings import WarningCode
 from advisor.redact import redact
 

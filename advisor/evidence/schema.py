@@ -13,15 +13,16 @@ from typing import Any, Literal, TypeVar
 
 from advisor.config import Budget, CheckConfig
 from advisor.events import SessionStatus, StepStatus
+from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import (
     ABEvidence,
     AcceptanceEvidence,
     BaselineEvidence,
     BatchEvidence,
     PreflightEvidence,
-    StepEvidence,
     VerifyEvidence,
 )
+from advisor.evidence.tuner import TuneEvidence, TunerSummary
 from advisor.evidence.warnings import StepWarning, WarningCode
 from probes.engines.base import EngineInfo
 from probes.engines.llamacpp.binary import LlamaServerBinary
@@ -83,6 +84,7 @@ class ConfigRecord:
     temperature: float | None = None
     seed: int | None = None
     threads: int | None = None
+    server_args: tuple[str, ...] = ()     # the user's own llama-server options, on both managed arms
     out_dir: str | None = None
     repeated_prompts: bool | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -100,7 +102,8 @@ class ConfigRecord:
             allow_remote=config.allow_remote, llama_server=config.llama_server,
             prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected, mix=config.mix,
             temperature=config.temperature, seed=config.seed, threads=config.threads,
-            out_dir=text(config.out_dir), repeated_prompts=False, extra=dict(config.extra),
+            server_args=tuple(config.server_args), out_dir=text(config.out_dir), repeated_prompts=False,
+            extra=dict(config.extra),
         )
 
 
@@ -173,6 +176,7 @@ class Evidence:
     restarts: tuple[ServerRestart, ...] = ()
     telemetry: SamplerSummary | None = None
     reconciliation: Reconciliation | None = None
+    tuner: TunerSummary | None = None    # the tuner's choice beside the A/B that measured it
     # Prompt texts by id, only when the user asked to keep them (`check --keep-prompts`): they may be private.
     prompts: Mapping[str, str] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
@@ -207,6 +211,11 @@ class Evidence:
     def verify(self) -> VerifyEvidence | None:
         """Verify-curve evidence, when the step finished."""
         return self.done("verify", VerifyEvidence)
+
+    @property
+    def tune(self) -> TuneEvidence | None:
+        """The tuner's probes, predictions and choice, when the step finished."""
+        return self.done("tune", TuneEvidence)
 
     @property
     def batch(self) -> BatchEvidence | None:

@@ -99,6 +99,12 @@ class CategoryAcceptance:
     drafted: int
     accepted: int
     mean_length: float | None = None
+    # From `/metrics` deltas (None/empty without them): what the tuner replays at shorter draft lengths.
+    drafts: float | None = None                   # drafting steps
+    counted_draft_tokens: float | None = None     # drafted tokens as the counters saw them
+    accepted_per_position: tuple[float, ...] = ()  # drafts that accepted position 1, 2, …
+    generated: int = 0                            # tokens decoded after each request's first
+    decode_ms: float | None = None                # server decode time over those tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,11 +241,5 @@ class ABEvidence:
     # per kind of task, shown beside the pooled verdict (simultaneous intervals; never what decides)
     per_category: Mapping[str, CategorySpeedup] = field(default_factory=dict)
     early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
-
-
-StepEvidence = (PreflightEvidence | BaselineEvidence | AcceptanceEvidence | VerifyEvidence | BatchEvidence
-                | ABEvidence)
-EVIDENCE_TYPES: Mapping[str, type] = {
-    "preflight": PreflightEvidence, "baseline": BaselineEvidence, "acceptance": AcceptanceEvidence,
-    "verify": VerifyEvidence, "batch": BatchEvidence, "ab": ABEvidence,
-}
+    on_argv: tuple[str, ...] = ()               # the managed ON server's speculative flags during the A/B
+    on_params: Mapping[str, str] = field(default_factory=dict)  # its drafter knobs, set or engine defaults

@@ -15,8 +15,10 @@ from collections.abc import Mapping
 
 from advisor.evidence.schema import Environment, Evidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence
+from advisor.evidence.tuner import TuneEvidence
 from advisor.evidence.warnings import THROTTLE_CODES, TRAP_CODES, WarningCode
 from advisor.facts.checks import check_facts
+from advisor.tune.summary import tuner_summary
 from probes.base import Unavailable
 
 Facts = dict[str, object]
@@ -102,6 +104,8 @@ def _config(ev: Evidence, out: Facts) -> None:
     _put(out, "spec.draft_model", cfg.draft_model)
     _put(out, "spec.draft_max", cfg.draft_max)
     _put(out, "workload.concurrency", cfg.concurrency_expected)
+    if cfg.server_args:
+        out["spec.server_args"] = shlex.join(cfg.server_args)
     _put(out, "workload.repeated_prompts", cfg.repeated_prompts)
 
 
@@ -129,7 +133,34 @@ def _acceptance(acc: AcceptanceEvidence, out: Facts) -> None:
         _put(out, "spec.draft_max", acc.draft_max)
 
 
+def _tune(tune: TuneEvidence, out: Facts) -> None:
+    """The tuner's choice; once applied, the method, length, acceptance and verify cost describe the chosen
+    setting (replayed from the run at the longest draft), which is what the A/B then measured."""
+    choice = tune.choice
+    if choice is None:
+        return
+    out["tuner.method"], out["tuner.k"] = choice.method, choice.k
+    _put(out, "tuner.predicted_speedup", choice.predicted_speedup)
+    if not choice.applied:
+        return
+    out["spec.method"], out["spec.draft_max"] = choice.method, choice.k
+    probe = next((m for m in tune.methods if m.method == choice.method), None)
+    point = next((p for p in probe.curve if p.k == choice.k), None) if probe is not None else None
+    if point is not None and point.acceptance_rate is not None:
+        # the run's CI was for the longest draft; the replayed rate has none of its own
+        out.pop("acceptance.rate_ci_low", None)
+        out.pop("acceptance.rate_ci_high", None)
+        _put(out, "acceptance.rate", point.acceptance_rate)
+        _put(out, "acceptance.mean_length", point.mean_length)
+    if tune.verify_ratio_at_choice is not None:
+        out["verify.cost_ratio_at_draft_max"] = tune.verify_ratio_at_choice
+
+
 def _ab(ab: ABEvidence, out: Facts) -> None:
+    if ab.on_argv:  # what this A/B measured (after the tuner, not what the ON server started with)
+        out["spec.argv"] = shlex.join(ab.on_argv)
+        if ab.on_params:
+            out["spec.settings"] = settings_text(ab.on_argv, ab.on_params)
     for key in ("speedup", "ci_low", "ci_high", "outputs_match_rate", "early_divergence_rate"):
         _put(out, f"ab.{key}", getattr(ab, key))
     out["ab.n_prompts"] = ab.n_prompts
@@ -161,11 +192,15 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
         _acceptance(acc, out)
     if (ver := evidence.verify) is not None:
         _put(out, "verify.cost_ratio_at_draft_max", ver.cost_ratio_at_draft_max)
+    if (tune := evidence.tune) is not None:
+        _tune(tune, out)
     if (bat := evidence.batch) is not None:
         _put(out, "batch.crossover_concurrency", bat.crossover_concurrency)
         _put(out, "batch.max_concurrency_tested", max((lv.concurrency for lv in bat.levels), default=None))
     if (ab := evidence.ab) is not None:
         _ab(ab, out)
+    if (summary := tuner_summary(evidence)) is not None and summary.prediction_rel_err is not None:
+        out["tuner.prediction_rel_err"] = abs(summary.prediction_rel_err)
     out["ab.measured"] = "ab.ci_low" in out and "ab.ci_high" in out
     codes = {w.code for w in evidence.warnings()}
     if codes & THROTTLE_CODES:

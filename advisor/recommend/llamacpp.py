@@ -105,6 +105,9 @@ class SpecSettings:
     draft_model: str | None = None
     draft_max: int | None = None          # None keeps the engine's own default length
     p_min: float | None = None            # draft models only; None keeps the engine default
+    # Benchmarking only (the tuner's cost surface): the engine fakes acceptance to this mean length, so its
+    # output is not valid text. Never part of a recommendation.
+    synth_len: float | None = None
 
 
 def spec_type(method: str) -> str:
@@ -147,6 +150,8 @@ def spec_args(settings: SpecSettings, dialect: FlagDialect | None) -> list[str]:
         flag = (dialect.p_min_flag if dialect is not None else None) or (
             "--spec-draft-p-min" if generation == "new" else "--draft-p-min")
         argv += [flag, f"{settings.p_min:g}"]
+    if settings.synth_len is not None:
+        argv += ["--spec-synth-len", f"{settings.synth_len:g}"]
     if dialect is not None and not all(dialect.knows(a) for a in argv if a.startswith("-")):
         missing = [a for a in argv if a.startswith("-") and not dialect.knows(a)]
         raise UnsupportedSpec(f"this llama-server does not accept {', '.join(missing)}")
@@ -171,10 +176,13 @@ def dialect_from_facts(facts: Mapping[str, object]) -> FlagDialect:
 
 
 def recommended_args(facts: Mapping[str, object], default_draft_max: int | None, notes: list[str]) -> tuple[str, ...]:
-    """The flags to recommend: the measured ON arm's (`spec.argv`), else built from the dialect facts."""
+    """The flags to recommend: the user's own options (`spec.server_args`) then the measured ON arm's
+    speculative flags (`spec.argv`), else flags built from the dialect facts."""
+    own = facts.get("spec.server_args")
+    theirs = tuple(shlex.split(own)) if isinstance(own, str) and own else ()
     measured = facts.get("spec.argv")
     if isinstance(measured, str) and measured:
-        return tuple(shlex.split(measured))
+        return theirs + tuple(shlex.split(measured))
     method = str(facts.get("spec.method") or "")
     draft_max = facts.get("spec.draft_max")
     p_min = facts.get("spec.draft_p_min")
@@ -198,4 +206,4 @@ def recommended_args(facts: Mapping[str, object], default_draft_max: int | None,
         notes.append(f"replace {DRAFT_PLACEHOLDER} with the draft model you measured")
     if dialect.generation == "new" and family == "draft":
         notes.append("in current llama.cpp -md alone does not turn speculation on; keep --spec-type draft-simple")
-    return tuple(argv)
+    return theirs + tuple(argv)

@@ -18,7 +18,14 @@ from advisor import __version__
 from advisor.errors import UserError
 from advisor.evidence.schema import Evidence
 from advisor.redact import redact
-from advisor.report.sections import by_task, environment_summary, headline, normalise_verdict, step_summaries
+from advisor.report.sections import (
+    by_task,
+    environment_summary,
+    headline,
+    normalise_verdict,
+    step_summaries,
+    tuner_section,
+)
 
 REPORT_SCHEMA_VERSION = 1
 
@@ -65,6 +72,7 @@ def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: M
         "headline": headline(clean_verdict, clean_facts),
         "verdict": clean_verdict,
         "by_task": by_task(evidence),
+        "tuner": tuner_section(evidence),
         "environment": environment_summary(evidence, clean_facts),
         "steps": step_summaries(evidence, include_prompts=include_prompts),
         "facts": dict(sorted(clean_facts.items())),

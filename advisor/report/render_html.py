@@ -26,6 +26,7 @@ from advisor.report.strings import (
     trace_word,
 )
 from advisor.report.svg import chart_svg
+from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _HTML_LANG = {"en": "en", "zh": "zh-CN"}
@@ -118,6 +119,20 @@ def _by_task(report: Mapping[str, Any], lang: str) -> str:
             f'<p class="muted">{e(text(lang, "by_task.hint"))}</p></div>')
 
 
+def _tuner(report: Mapping[str, Any], lang: str) -> str:
+    section = report.get("tuner")
+    if not section:
+        return ""
+    header, rows = tuner_table(section, lang)
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
+    charts = "".join(svg for c in section.get("charts") or [] if (svg := chart_svg(c, lambda key: text(lang, key))))
+    return (f'<h2>{e(text(lang, "section.tuner"))}</h2><div class="card">'
+            + "".join(f"<p>{e(line)}</p>" for line in tuner_sentences(section, lang))
+            + f'<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{charts}'
+            f'<p class="muted">{e(text(lang, "tuner.hint"))}</p></div>')
+
+
 def _trace(report: Mapping[str, Any], lang: str) -> str:
     keys = ("rule", "branch", "fact", "op", "expected", "actual")
     rows = []
@@ -203,6 +218,7 @@ def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
         f"<title>{e(word)} · {e(text(lang, 'title'))}</title><style>{CSS}</style></head>\n<body><main>"
         f'<header class="top"><div>{meta[0]}</div><div>{meta_right}</div></header>'
         f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}{_by_task(report, lang)}"
+        f"{_tuner(report, lang)}"
         f"{_steps(report, lang)}{_trace(report, lang)}{_environment(report, lang)}"
         f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
         f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"

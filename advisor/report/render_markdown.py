@@ -8,6 +8,7 @@ from typing import Any
 
 from advisor.report.model import validate_report
 from advisor.report.strings import category_name, fmt_speedup, fmt_value, mix_line, speedup_line, text, trace_word
+from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _VERDICT_MARK = {"ENABLE": "✅", "SKIP": "⛔", "INCONCLUSIVE": "❔"}
@@ -66,7 +67,8 @@ def _chart_lines(chart: Mapping[str, Any], lang: str) -> list[str]:
         out.append(f"- {md_text(text(lang, 'series.' + s['key']))}: `{sparkline(ys)}` "
                    f"({fmt_value(min(ys))} – {fmt_value(max(ys))}, n={len(ys)})")
     if chart.get("marker_x") is not None:
-        out.append(f"- {md_text(text(lang, 'series.crossover'))}: {fmt_value(chart['marker_x'])}")
+        marker = chart.get("marker_key") or "crossover"
+        out.append(f"- {md_text(text(lang, 'series.' + marker))}: {fmt_value(chart['marker_x'])}")
     return [*out, ""]
 
 
@@ -112,6 +114,17 @@ def _by_task_section(report: Mapping[str, Any], lang: str) -> list[str]:
     header = [text(lang, f"by_task.{k}") for k in ("category", "pairs", "speedup", "ci", "label", "acceptance")]
     return [f"### {text(lang, 'section.by_task')}", "", mix_line(task, lang), "", *_table(header, table), "",
             f"*{text(lang, 'by_task.hint')}*", ""]
+
+
+def _tuner_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    section = report.get("tuner")
+    if not section:
+        return []
+    header, rows = tuner_table(section, lang)
+    charts = [line for chart in section.get("charts") or [] for line in _chart_lines(chart, lang)]
+    return [f"### {text(lang, 'section.tuner')}", "", *(md_text(s) for s in tuner_sentences(section, lang)), "",
+            *_table(header, [[md_text(c) for c in r] for r in rows]), "", *charts,
+            f"*{text(lang, 'tuner.hint')}*", ""]
 
 
 def _trace_section(report: Mapping[str, Any], lang: str) -> list[str]:
@@ -173,7 +186,7 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
              " · ".join(b for b in run_bits if b), "",
              *_partial(report, lang), *_verdict_section(report, lang), *_by_task_section(report, lang),
-             *_trace_section(report, lang),
+             *_tuner_section(report, lang), *_trace_section(report, lang),
              *_steps_section(report, lang), *_environment_section(report, lang), "---", "",
              text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
              text(lang, "footer.generated", version=report.get("app_version", "?"))]

@@ -8,10 +8,11 @@ from typing import Any
 
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
-from advisor.report.series import charts_for_step, num
+from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
+from advisor.tune.summary import tuner_summary
 
 VERDICTS = ("ENABLE", "SKIP", "INCONCLUSIVE")
-STEP_ORDER = ("preflight", "baseline", "acceptance", "verify", "batch", "ab")
+STEP_ORDER = ("preflight", "baseline", "acceptance", "verify", "tune", "batch", "ab")
 ENV_SECTIONS = ("gpu", "host", "engine", "model")
 # Identity details that let a shared report point at one person's machine (reliability.md §6.2).
 _PRIVATE_KEYS = frozenset({"uuid", "serial", "hostname", "host_name", "node", "user", "username",
@@ -175,3 +176,27 @@ def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, 
         source = "prior" if verdict.get("prediction_is_prior") else "predicted"
         return {"source": source, "speedup": predicted, "ci_low": None, "ci_high": None, "n_prompts": None}
     return {"source": None, "speedup": None, "ci_low": None, "ci_high": None, "n_prompts": None}
+
+
+def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
+    """The tuner's choice, predicted beside measured, every method's best, the curve chart with the measured
+    point, the synthetic surface and the τ each draft length needs to break even."""
+    tune = evidence.tune if evidence is not None else None
+    if evidence is None or tune is None or tune.choice is None:
+        return None
+    summary = evidence.tuner or tuner_summary(evidence)
+    choice = tune.choice
+    return {
+        "method": choice.method, "k": choice.k, "command": " ".join(choice.argv), "applied": choice.applied,
+        "predicted_speedup": num(choice.predicted_speedup),
+        "measured_speedup": num(summary.measured_speedup) if summary else None,
+        "measured_ci_low": num(summary.measured_ci_low) if summary else None,
+        "measured_ci_high": num(summary.measured_ci_high) if summary else None,
+        "prediction_rel_err": num(summary.prediction_rel_err) if summary else None,
+        "methods": [{"method": m.method, "best_k": m.best_k, "best_speedup": num(m.best_speedup),
+                     "skipped": m.skipped} for m in tune.methods],
+        "per_category": {c: num(v) for c, v in choice.predicted_per_category.items()},
+        "breakeven_tau": {str(k): num(v) for k, v in tune.breakeven_tau.items()},
+        "surface_model_rel_err_median": num(tune.surface_model_rel_err_median),
+        "charts": [c for c in (tuner_curve_chart(tune, summary), surface_chart(tune)) if c is not None],
+    }

@@ -13,14 +13,9 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.ab.types import PairResult
-from advisor.evidence.steps import (
-    ABEvidence,
-    AcceptanceEvidence,
-    BaselineEvidence,
-    BatchEvidence,
-    StepEvidence,
-    VerifyEvidence,
-)
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, BatchEvidence, VerifyEvidence
+from advisor.evidence.tuner import TuneEvidence, TunerSummary
 
 Point = list[float]
 
@@ -142,10 +137,50 @@ def ab_chart(ev: ABEvidence) -> dict[str, Any] | None:
                                           {"key": "ab_running", "points": running}], band=band, ref_lines=refs)
 
 
+def tuner_curve_chart(tune: TuneEvidence, summary: TunerSummary | None = None) -> dict[str, Any] | None:
+    """Speedup(k) per method as predicted; the chosen k is marked and, once the A/B measured it, shown as a
+    dot with its CI."""
+    series: list[dict[str, Any]] = []
+    for probe in tune.methods:
+        pts = [[float(p.k), p.speedup] for p in probe.curve if num(p.speedup) is not None]
+        if pts:
+            series.append({"key": f"tuner_predicted:{probe.method}", "points": pts})
+    if not series:
+        return None
+    band = None
+    if summary is not None and summary.measured_speedup is not None:
+        series.append({"key": "tuner_measured", "points": [[float(summary.k), summary.measured_speedup]],
+                       "dots": True})
+        if summary.measured_ci_low is not None and summary.measured_ci_high is not None:
+            band = {"key": "tuner_measured_ci", "low": [[float(summary.k), summary.measured_ci_low]],
+                    "high": [[float(summary.k), summary.measured_ci_high]]}
+    marker = float(tune.choice.k) if tune.choice is not None else None
+    return _line("tuner_curve", "draft_length", "speedup", series, band=band, marker_x=marker, x_log2=True,
+                 marker_key="tuner_chosen", ref_lines=[{"y": 1.0, "key": "parity"}])
+
+
+def surface_chart(tune: TuneEvidence) -> dict[str, Any] | None:
+    """Measured speedup against realised τ for each draft length, and the cost model at the same points."""
+    series: list[dict[str, Any]] = []
+    for k in sorted({p.k for p in tune.surface}):
+        rows = sorted((p for p in tune.surface if p.k == k and p.speedup is not None and p.tau_measured),
+                      key=lambda p: p.tau_measured or 0.0)
+        measured = [[p.tau_measured, p.speedup] for p in rows]
+        model = [[p.tau_measured, p.predicted_speedup] for p in rows if p.predicted_speedup is not None]
+        if measured:
+            series.append({"key": f"surface_measured:k={k}", "points": measured, "dots": True})
+        if model:
+            series.append({"key": f"surface_model:k={k}", "points": model})
+    if not series:
+        return None
+    return _line("surface", "tau", "speedup", series, ref_lines=[{"y": 1.0, "key": "parity"}])
+
+
 _Chart = Callable[[Any], "dict[str, Any] | None"]
 CHARTS_BY_TYPE: dict[type, tuple[_Chart, ...]] = {
     BaselineEvidence: (decode_chart,), AcceptanceEvidence: (acceptance_chart, canary_chart),
-    VerifyEvidence: (verify_chart,), BatchEvidence: (batch_chart,), ABEvidence: (ab_chart,)}
+    VerifyEvidence: (verify_chart,), TuneEvidence: (tuner_curve_chart, surface_chart), BatchEvidence: (batch_chart,),
+    ABEvidence: (ab_chart,)}
 
 
 def charts_for_step(ev: StepEvidence | None) -> list[dict[str, Any]]:

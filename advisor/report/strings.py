@@ -20,6 +20,11 @@ def text(lang: str, key: str, **values: Any) -> str:
     """
     table = TABLES.get(lang, strings_en.STRINGS)
     template = table.get(key) or strings_en.STRINGS.get(key)
+    if template is None and ":" in key:
+        # a parametrised key, e.g. `series.tuner_predicted:ngram-mod`: the template names its part {arg}
+        base, _, arg = key.partition(":")
+        if (template := table.get(base) or strings_en.STRINGS.get(base)) is not None:
+            values = {**values, "arg": arg}
     if template is None:
         return key.split(".", 1)[-1]
     return template.format(**values) if values else template

@@ -136,4 +136,31 @@ STRINGS: dict[str, str] = {
     "category.editing": "editing a given text",
     "category.user": "your prompts",
     "section.caveats": "Checks that could not be made (the verdict stands)",
+    "section.tuner": "Best settings (the tuner)",
+    "tuner.chosen": "Chosen: {method}, draft length {k}.",
+    "tuner.advice_only": ("Chosen: {method}, draft length {k} — predicted only:"
+                          " restart your server with it to measure it."),
+    "tuner.predicted_measured": ("Predicted {predicted} for your mix; the A/B of exactly these"
+                                 " settings measured {measured} ({low} – {high})."),
+    "tuner.predicted_only": "Predicted {predicted} for your mix; no A/B measured these settings.",
+    "tuner.prediction_error": "The prediction missed the measurement by {err:.0%}.",
+    "tuner.methods": "Method",
+    "tuner.best_k": "Best draft length",
+    "tuner.best_speedup": "Predicted speedup",
+    "tuner.not_probed": "not probed: {why}",
+    "tuner.breakeven": ("To break even a drafting step must yield τ ≥ {values} tokens"
+                        " (k: τ); to gain 1.2× it needs 1.2 × that."),
+    "tuner.surface_error": "Cost model against the synthetic surface: median error {err:.0%}.",
+    "tuner.hint": ("Predicted from one run at the longest draft (per-position acceptance) and the verify-cost "
+                   "curve; the verdict rests on the A/B."),
+    "chart.tuner_curve": "Predicted speedup by draft length (dot: the A/B of the choice)",
+    "chart.surface": "Synthetic acceptance: speedup against τ (dots measured, lines the cost model)",
+    "axis.draft_length": "draft length k",
+    "axis.tau": "tokens per drafting step (τ)",
+    "series.tuner_predicted": "predicted · {arg}",
+    "series.tuner_measured": "measured (A/B)",
+    "series.tuner_measured_ci": "95% CI",
+    "series.tuner_chosen": "chosen",
+    "series.surface_measured": "measured · {arg}",
+    "series.surface_model": "model · {arg}",
 }

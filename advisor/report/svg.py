@@ -131,7 +131,7 @@ def line_chart(chart: Mapping[str, Any], label: Label) -> str:
     if isinstance(marker, int | float) and (not log2 or marker > 0):
         x = px(float(marker))
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{H - BOTTOM}" class="ref warn"/>')
-        parts.append(_text(x + 4, TOP + 12, label("series.crossover"), "rl", "start"))
+        parts.append(_text(x + 4, TOP + 12, label(f"series.{chart.get('marker_key') or 'crossover'}"), "rl", "start"))
     legend = []
     for i, s in enumerate(series):
         cls = f"s{i % N_SERIES_CLASSES}"

@@ -45,8 +45,14 @@ class Arm:
         """True when we launched this arm's server (so it can be restarted to a clean state)."""
         return self.server is not None
 
-    def restart(self) -> float:
-        """Managed arms only: stop and start a fresh server (empty KV cache and n-gram tables); seconds taken."""
+    @property
+    def config(self) -> ServerConfig | None:
+        """The managed server's configuration (None when attached)."""
+        return self.server.config if self.server is not None else None
+
+    def restart(self, config: ServerConfig | None = None) -> float:
+        """Managed arms only: stop and start a fresh server (empty KV cache and n-gram tables), with `config`
+        when given (the tuner's probes and its choice) else as before; seconds taken."""
         if self.server is None:
             return 0.0
         t0 = time.monotonic()
@@ -55,7 +61,7 @@ class Arm:
         close = getattr(self.adapter, "close", None)
         if callable(close):
             close()
-        self.server = ManagedServer(old.binary, old.config, old.log_path.parent).start()
+        self.server = ManagedServer(old.binary, config or old.config, old.log_path.parent).start()
         self.adapter = LlamaCppAdapter(self.server.base_url)
         self.command_line = list(self.server.argv)
         self.spec_argv = self.server.spec_argv
@@ -131,10 +137,10 @@ def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
     if config.draft_model is not None and not config.draft_model.is_file():
         raise UserError(f"draft model file not found: {config.draft_model}")
     common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
-              "threads": config.threads}
+              "threads": config.threads, "extra_args": config.server_args}
     off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
     on_cfg = ServerConfig(label="on", spec_type=config.spec_type, draft_model=config.draft_model,
-                          draft_max=config.draft_max, **common)  # type: ignore[arg-type]
+                          draft_max=config.draft_cap, **common)  # type: ignore[arg-type]
     arms = Arms(off=None, on=None, binary=binary, model_path=model)
     try:
         for name, cfg in (("off", off_cfg), ("on", on_cfg)):

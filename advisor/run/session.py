@@ -35,6 +35,7 @@ from advisor.run.plan import WorkloadPlan, plan_workload
 from advisor.run.recorder import Recorder
 from advisor.steps.base import Step, StepContext
 from advisor.steps.registry import steps_for
+from advisor.tune.summary import tuner_summary
 from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler
 
@@ -205,6 +206,7 @@ class Session:
         self.evidence = replace(self.evidence, status=status, message=message)
         verdict: dict[str, Any] | None = None
         if self.evidence.steps and self.rules is not None:
+            self.evidence = replace(self.evidence, tuner=tuner_summary(self.evidence))
             verdict, reconciliation = decide_evidence(self.evidence, self.rules)
             self.evidence = replace(self.evidence, reconciliation=reconciliation)
             write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))

@@ -79,7 +79,10 @@ class ABStep:
                 break
         if decision is None:
             decision = decide_ab(pairs, policy)
-        evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool)
+        # The flags this A/B measured are what the recommendation repeats (after the tuner they differ from
+        # the flags the ON server started with).
+        evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool,
+                           on_argv=tuple(ctx.arms.on.spec_argv), on_params=ctx.arms.spec_params())
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in decision.guards.items() if not ok]
         if stop_reason:

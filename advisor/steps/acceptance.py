@@ -15,6 +15,7 @@ from advisor.events import Event, Progress, QualityWarning, Sample, StepDone, Un
 from advisor.evidence.steps import AcceptanceEvidence, CategoryAcceptance, RequestRecord
 from advisor.evidence.units import AcceptanceUnit, CounterDelta
 from advisor.evidence.warnings import WarningCode
+from advisor.run.plan import PromptLike
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.canary import run_canary
 from advisor.steps.common import run_prompt
@@ -34,7 +35,7 @@ class AcceptanceStep:
             yield missing_arm(self.id, "a speculation-on server")
             return
         pool = ctx.fresh_on(self.id)
-        arm, budget, cfg = ctx.arms.on, ctx.config.budget, ctx.config
+        arm = ctx.arms.on
         adapter = arm.adapter
         units: list[AcceptanceUnit] = []
         prompts = ctx.workload.acceptance
@@ -45,13 +46,10 @@ class AcceptanceStep:
             if unit is not None:  # measured before a restart: reuse the unit, never re-measure it
                 units.append(unit)
                 continue
-            before = adapter.spec_counters()
-            rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
-                                temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category,
-                                arm="on", generation=arm.generation)
-            unit = AcceptanceUnit(rec, _delta(adapter, before))
+            unit = measure_prompt(adapter, prompt, ctx, arm.generation)
             units.append(unit)
             yield UnitDone(self.id, prompt.id, unit)
+            rec = unit.record
             if rec.draft_tokens:
                 yield Sample(self.id, f"acceptance:{prompt.category}", float(i),
                              (rec.draft_accepted or 0) / rec.draft_tokens)
@@ -74,6 +72,16 @@ class AcceptanceStep:
                        elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 
+def measure_prompt(adapter: EngineAdapter, prompt: PromptLike, ctx: StepContext, generation: int) -> AcceptanceUnit:
+    """One spec-on request and the speculative counters it moved (serial requests: the delta is its own)."""
+    budget, cfg = ctx.config.budget, ctx.config
+    before = adapter.spec_counters()
+    rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
+                        temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category,
+                        arm="on", generation=generation)
+    return AcceptanceUnit(rec, _delta(adapter, before))
+
+
 def _delta(adapter: EngineAdapter, before: object) -> CounterDelta | None:
     if not isinstance(before, SpecCounters):
         return None
@@ -87,16 +95,33 @@ def _delta(adapter: EngineAdapter, before: object) -> CounterDelta | None:
     return CounterDelta(d.drafts, d.draft_tokens, d.accepted_tokens, d.accepted_per_position)
 
 
-def _category(rows: Sequence[RequestRecord], seed: int) -> CategoryAcceptance:
+def _category(units: Sequence[AcceptanceUnit], seed: int) -> CategoryAcceptance:
+    rows = [u.record for u in units]
     drafted = [float(r.draft_tokens or 0) for r in rows]
     accepted = [float(r.draft_accepted or 0) for r in rows]
     if sum(drafted) <= 0:
-        return CategoryAcceptance(None, None, None, len(rows), 0, int(sum(accepted)), _mean_length(rows))
+        cat = CategoryAcceptance(None, None, None, len(rows), 0, int(sum(accepted)), _mean_length(rows))
+        return _with_counters(cat, units)
     ci = stats.bootstrap_ratio_ci(accepted, drafted, seed=seed)
-    return CategoryAcceptance(
+    return _with_counters(CategoryAcceptance(
         rate=ci.estimate, ci_low=ci.low if math.isfinite(ci.low) else None,
         ci_high=ci.high if math.isfinite(ci.high) else None, n_prompts=len(rows),
-        drafted=int(sum(drafted)), accepted=int(sum(accepted)), mean_length=_mean_length(rows))
+        drafted=int(sum(drafted)), accepted=int(sum(accepted)), mean_length=_mean_length(rows)), units)
+
+
+def _with_counters(cat: CategoryAcceptance, units: Sequence[AcceptanceUnit]) -> CategoryAcceptance:
+    """Add the counter sums the tuner replays; only when every request has its counters and decode time
+    (a gap would bias the sums)."""
+    generated = sum(max(u.record.completion_tokens - 1, 0) for u in units)
+    full = [u.counters for u in units if u.counters is not None]
+    decode = [u.record.decode_ms for u in units if u.record.decode_ms is not None]
+    if not units or len(full) < len(units) or len(decode) < len(units):
+        return replace(cat, generated=generated)
+    width = max((len(d.accepted_per_position) for d in full), default=0)
+    return replace(cat, drafts=sum(d.drafts for d in full), counted_draft_tokens=sum(d.draft_tokens for d in full),
+                   accepted_per_position=tuple(sum(d.accepted_per_position[i] for d in full
+                                                   if i < len(d.accepted_per_position)) for i in range(width)),
+                   generated=generated, decode_ms=sum(decode))
 
 
 def _mean_length(rows: Sequence[RequestRecord]) -> float | None:
@@ -111,11 +136,11 @@ def summarise(units: Sequence[AcceptanceUnit], seed: int, *, method: str | None 
               draft_max: int | None = None) -> AcceptanceEvidence:
     """Acceptance per category and overall, per-position acceptance and τ from the units' counter deltas."""
     records = [u.record for u in units]
-    by_cat: dict[str, list[RequestRecord]] = defaultdict(list)
-    for r in records:
-        by_cat[r.category].append(r)
+    by_cat: dict[str, list[AcceptanceUnit]] = defaultdict(list)
+    for u in units:
+        by_cat[u.record.category].append(u)
     per_category = {cat: _category(rows, seed) for cat, rows in sorted(by_cat.items())}
-    overall = _category(records, seed) if records else None
+    overall = _category(units, seed) if units else None
     deltas = [u.counters for u in units if u.counters is not None]
     drafts = sum(d.drafts for d in deltas)
     accepted = sum(d.accepted_tokens for d in deltas)

@@ -11,10 +11,12 @@ from advisor.config import CheckConfig
 from advisor.decide.policy import Policy
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.codec import EvidenceError, decode
+from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.schema import Environment, ServerRestart
-from advisor.evidence.steps import AcceptanceEvidence, PoolState, StepEvidence
+from advisor.evidence.steps import AcceptanceEvidence, PoolState
 from advisor.evidence.warnings import WarningCode
 from advisor.run.arms import Arms
+from advisor.run.engine_runner import ServerConfig
 from advisor.run.plan import WorkloadPlan
 from probes.gpu.sampler import GpuSampler
 
@@ -36,21 +38,22 @@ class StepContext:
     sampler: GpuSampler | None = None   # ~10 Hz GPU telemetry during the run (no-op without a GPU)
     restarts: list[ServerRestart] = field(default_factory=list)
 
-    def fresh_on(self, phase: str) -> PoolState:
+    def fresh_on(self, phase: str, config: ServerConfig | None = None) -> PoolState:
         """Start `phase` on a clean ON server: restart it, then warm it with out-of-set prompts only.
 
         N-gram drafters keep one table for the whole server (llama.cpp ngram-mod), so whatever earlier phases
         showed it would otherwise make this phase's drafts look better than new text allows. An attached
         server cannot be restarted: its pool state is unknown. Skipped when the user turned fresh pools off
-        (a benchmark measuring exactly that effect)."""
+        (a benchmark measuring exactly that effect). With `config` (the tuner's probes and its choice) the
+        managed server always restarts, with that configuration."""
         arm = self.arms.on
         if arm is None:
             return PoolState(fresh=None)
         fresh: bool | None = None
         if arm.managed:
-            fresh = self.config.fresh_pool
+            fresh = self.config.fresh_pool or config is not None
             if fresh:
-                seconds = arm.restart()
+                seconds = arm.restart(config)
                 self.restarts.append(ServerRestart("on", phase, arm.generation, seconds))
         budget, cfg = self.config.budget, self.config
         for warm in self.workload.warmup[: budget.warmup_requests]:

@@ -11,10 +11,12 @@ from advisor.steps.base import Step
 from advisor.steps.baseline import BaselineStep
 from advisor.steps.batch import BatchStep
 from advisor.steps.preflight import PreflightStep
+from advisor.steps.tune import TuneStep
 from advisor.steps.verify import VerifyStep
 
 PROTOCOL: dict[str, type] = {
-    "baseline": BaselineStep, "acceptance": AcceptanceStep, "verify": VerifyStep, "batch": BatchStep, "ab": ABStep,
+    "baseline": BaselineStep, "acceptance": AcceptanceStep, "verify": VerifyStep, "tune": TuneStep,
+    "batch": BatchStep, "ab": ABStep,
 }
 
 

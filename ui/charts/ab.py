@@ -7,7 +7,8 @@ from collections.abc import Iterable
 
 import pyqtgraph as pg
 
-from advisor.evidence.steps import ABEvidence, StepEvidence
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.steps import ABEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 

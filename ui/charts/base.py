@@ -12,7 +12,7 @@ from typing import Any
 import pyqtgraph as pg
 from PySide6.QtWidgets import QWidget
 
-from advisor.evidence.steps import StepEvidence
+from advisor.evidence.kinds import StepEvidence
 from ui import theme
 from ui.ring import Ring
 from ui.strings import tr

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from advisor.evidence.steps import BatchEvidence, StepEvidence
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.steps import BatchEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 from ui.strings import tr

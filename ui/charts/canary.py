@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 
-from advisor.evidence.steps import AcceptanceEvidence, StepEvidence
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.steps import AcceptanceEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 

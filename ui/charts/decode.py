@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from advisor.evidence.steps import BaselineEvidence, StepEvidence
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.steps import BaselineEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 

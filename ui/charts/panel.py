@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 
 from advisor.decide.policy import Policy
 from advisor.events import Event, Sample, StepDone
+from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.schema import Evidence
-from advisor.evidence.steps import StepEvidence
 from ui.charts.ab import ABChart
 from ui.charts.acceptance import CategoryChart, PositionChart
 from ui.charts.base import LiveChart

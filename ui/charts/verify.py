@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from advisor.evidence.steps import StepEvidence, VerifyEvidence
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.steps import VerifyEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
 

@@ -1,0 +1,43 @@
+"""The tuner section in words and as a table, shared by the Markdown and HTML reports and the CLI summary."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from advisor.report.strings import fmt_speedup, text
+
+
+def tuner_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
+    """What was chosen, predicted beside measured, and what a drafting step must yield to pay."""
+    key = "tuner.chosen" if section.get("applied") else "tuner.advice_only"
+    lines = [text(lang, key, method=section["method"], k=section["k"])]
+    predicted = fmt_speedup(section.get("predicted_speedup"))
+    if section.get("measured_speedup") is not None:
+        lines.append(text(lang, "tuner.predicted_measured", predicted=predicted,
+                          measured=fmt_speedup(section["measured_speedup"]),
+                          low=fmt_speedup(section.get("measured_ci_low")),
+                          high=fmt_speedup(section.get("measured_ci_high"))))
+    else:
+        lines.append(text(lang, "tuner.predicted_only", predicted=predicted))
+    if section.get("prediction_rel_err") is not None:
+        lines.append(text(lang, "tuner.prediction_error", err=abs(section["prediction_rel_err"])))
+    breakeven = section.get("breakeven_tau") or {}
+    if breakeven:
+        values = ", ".join(f"{k}: {v:.2f}" for k, v in breakeven.items() if v is not None)
+        lines.append(text(lang, "tuner.breakeven", values=values))
+    if section.get("surface_model_rel_err_median") is not None:
+        lines.append(text(lang, "tuner.surface_error", err=section["surface_model_rel_err_median"]))
+    return lines
+
+
+def tuner_table(section: Mapping[str, Any], lang: str) -> tuple[list[str], list[list[str]]]:
+    """Each method's best draft length and predicted speedup (or why it was not probed)."""
+    header = [text(lang, f"tuner.{k}") for k in ("methods", "best_k", "best_speedup")]
+    rows = []
+    for m in section.get("methods") or []:
+        if m.get("skipped"):
+            rows.append([str(m["method"]), "—", text(lang, "tuner.not_probed", why=m["skipped"])])
+        else:
+            rows.append([str(m["method"]), str(m.get("best_k") or "—"), fmt_speedup(m.get("best_speedup"))])
+    return header, rows

@@ -1,0 +1,205 @@
+"""Step "tune" — after the verify curve: predict the speedup of every draft length (and method) for each kind
+of task and the user's mix, choose the best, and restart the ON server with it so the concurrency sweep and
+the A/B measure exactly the choice (and the recommendation repeats exactly its flags).
+
+Gain side: step 2 ran at the longest draft K with per-position counters; `advisor/tune/gain.py` replays it at
+every shorter k. Cost side: the verify curve plus a per-step overhead fitted from the same run (and, where the
+engine has `--spec-synth-len`, the synthetic surface, which checks the cost model at other k and τ).
+Other methods are probed at K on a few prompts per category; a draft model's own cost is measured.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator, Iterator
+from dataclasses import replace
+
+from advisor import methods
+from advisor.config import TUNE_KS
+from advisor.events import Event, Progress, Sample, StepDone
+from advisor.evidence.steps import AcceptanceEvidence, BaselineEvidence, VerifyEvidence
+from advisor.evidence.tuner import KSpeedup, MethodProbe, SurfacePoint, TuneEvidence, TunerChoice
+from advisor.recommend.llamacpp import spec_type as spec_type_of
+from advisor.steps.base import StepContext, skipped
+from advisor.steps.tune_probes import (
+    draft_ms_per_token,
+    on_config,
+    probe_prompts,
+    run_method,
+    run_surface_point,
+)
+from advisor.tune.choose import MethodPrediction, best_method, mix_weights, predict_method
+from advisor.tune.cost import StepCost, fit_overhead
+from advisor.tune.gain import steps_at
+from advisor.tune.inputs import run_shapes, verify_ratios
+from advisor.tune.surface import breakeven_tau, model_rel_err_median, surface_point
+
+
+class TuneStep:
+    """Predict, choose, apply."""
+
+    id = "tune"
+    title = "Tuner: fastest draft length and method"
+
+    def run(self, ctx: StepContext) -> Iterator[Event]:
+        """Probe what the budget allows, predict every (method, k), restart the ON server with the best."""
+        t0 = time.monotonic()
+        acc = ctx.prior.get("acceptance")
+        verify = ctx.prior.get("verify")
+        base = ctx.prior.get("baseline")
+        reason = _cannot_tune(ctx, acc, verify, base)
+        if reason:
+            yield skipped(self.id, reason)
+            return
+        assert isinstance(acc, AcceptanceEvidence) and isinstance(verify, VerifyEvidence)
+        assert isinstance(base, BaselineEvidence) and base.ms_per_token and acc.draft_max
+        t1, k_max = base.ms_per_token, acc.draft_max
+        ks = tuple(k for k in TUNE_KS if k <= k_max)
+        cost = StepCost(verify_ratios(verify))
+        primary = _method_name(ctx, acc)
+        probes = [(yield from self._probe_primary(ctx, primary, acc, cost, t1, k_max))]
+        for method in _other_methods(ctx, primary):
+            if ctx.cancelled:
+                break
+            probes.append((yield from self._probe_other(ctx, method, cost, t1, k_max)))
+        surface = [] if ctx.cancelled else (yield from self._surface(ctx, primary, acc, probes[0], cost, t1))
+        mix = dict(ctx.workload.mix.requested) if ctx.workload.mix else None
+        margin_k, margin_m = ctx.policy.tuner.k_tie_margin, ctx.policy.tuner.method_tie_margin
+        predicted: list[tuple[MethodProbe, MethodPrediction]] = []
+        for probe in probes:
+            shapes = run_shapes(probe.per_category, probe.k_max)
+            probe_cost = replace(cost, overhead=probe.overhead or 0.0,
+                                 draft_cost_per_token=probe.draft_cost_ratio or 0.0)
+            pred = predict_method(probe.method, shapes, probe_cost, ks, mix, margin_k)
+            if pred is None:
+                continue
+            curve = tuple(KSpeedup(p.k, p.speedup, dict(p.per_category), p.tokens_per_step, p.acceptance_rate,
+                                   p.mean_length) for p in pred.predictions)
+            predicted.append((replace(probe, curve=curve, best_k=pred.best_k, best_speedup=pred.best_speedup), pred))
+            for p in pred.predictions:
+                yield Sample(self.id, f"predicted:{probe.method}", float(p.k), p.speedup)
+        final_probes = tuple(p for p, _ in predicted) + tuple(p for p in probes if p.skipped)
+        best = best_method([pred for _, pred in predicted], margin_m)
+        choice = None if best is None or ctx.cancelled else (yield from self._apply(ctx, best))
+        surface_cost = replace(cost, overhead=probes[0].overhead or 0.0)
+        evidence = TuneEvidence(
+            ks=ks, t1_ms=t1, methods=final_probes, surface=tuple(surface),
+            surface_model_rel_err_median=model_rel_err_median(surface),
+            breakeven_tau=breakeven_tau(surface_cost, list(ks)), choice=choice,
+            verify_ratio_at_choice=cost.verify(choice.k + 1.0) if choice else None,
+            weights=_weights(predicted, mix))
+        yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence, elapsed_s=time.monotonic() - t0,
+                       reason="" if choice else "no method could be predicted")
+
+    def _probe_primary(self, ctx: StepContext, method: str, acc: AcceptanceEvidence, cost: StepCost, t1: float,
+                       k_max: int) -> Generator[Event, None, MethodProbe]:
+        draft_ratio = 0.0
+        if methods.family(method) != "ngram" and ctx.config.draft_model is not None:
+            prompts = probe_prompts(ctx, 1)[:2]
+            draft_ms = draft_ms_per_token(ctx, ctx.config.draft_model, prompts)
+            draft_ratio = draft_ms / t1 if draft_ms else 0.0
+            yield Progress(self.id, 1, 1, "draft model's own speed")
+        argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
+        return _fitted(MethodProbe(method=method, k_max=k_max, argv=tuple(argv), source="acceptance",
+                                   per_category=dict(acc.per_category), draft_cost_ratio=draft_ratio), cost, t1)
+
+    def _probe_other(self, ctx: StepContext, method: str, cost: StepCost, t1: float,
+                     k_max: int) -> Generator[Event, None, MethodProbe]:
+        base = on_config(ctx)
+        assert base is not None  # other methods are probed on managed servers only
+        config = replace(base, spec_type=method, draft_model=None, draft_max=k_max, synth_len=None)
+        evidence, argv = yield from run_method(ctx, config, method,
+                                               probe_prompts(ctx, ctx.config.budget.tune_probe_per_category))
+        return _fitted(MethodProbe(method=method, k_max=k_max, argv=argv, source="probe",
+                                   per_category=dict(evidence.per_category)), cost, t1)
+
+    def _surface(self, ctx: StepContext, primary: str, acc: AcceptanceEvidence, probe: MethodProbe, cost: StepCost,
+                 t1: float) -> Generator[Event, None, list[SurfacePoint]]:
+        points = ctx.config.budget.surface_points
+        base = on_config(ctx)
+        dialect = ctx.arms.dialect
+        if not points or base is None or dialect is None or not dialect.has_spec_synth:
+            return []
+        # Synthetic acceptance rides on real drafts: an n-gram drafter, on the prompts it drafted on most.
+        method = primary if methods.family(primary) == "ngram" else "ngram-mod"
+        ranked = sorted(acc.per_category.items(), key=lambda kv: -(kv[1].drafts or 0) / max(kv[1].generated, 1))
+        top = [c for c, _ in ranked[:2]]
+        prompts = [p for p in ctx.workload.acceptance if p.category in top][: ctx.config.budget.surface_requests]
+        model = replace(cost, overhead=probe.overhead or 0.0)
+        out: list[SurfacePoint] = []
+        for k, tau in points:
+            if ctx.cancelled or k > probe.k_max:
+                continue
+            run = yield from run_surface_point(ctx, base, method, k, tau, prompts)
+            point = surface_point(run, model, t1)
+            out.append(point)
+            if point.speedup is not None:
+                yield Sample(self.id, f"surface:k={k}", point.tau_measured or tau, point.speedup)
+        return out
+
+    def _apply(self, ctx: StepContext, best: MethodPrediction) -> Generator[Event, None, TunerChoice]:
+        base = on_config(ctx)
+        top = next(p for p in best.predictions if p.k == best.best_k)
+        if base is None:  # attached: the user's server runs as it is; the choice is advice only
+            return TunerChoice(method=best.method, k=best.best_k, argv=(), predicted_speedup=best.best_speedup,
+                               predicted_per_category=dict(top.per_category), applied=False,
+                               reason="attached server: restart it with these settings to measure them")
+        stype = spec_type_of(best.method)
+        config = replace(base, spec_type=stype, draft_max=best.best_k, synth_len=None,
+                         draft_model=ctx.config.draft_model if methods.family(stype) != "ngram" else None)
+        ctx.fresh_on("tune:choice", config)
+        yield Progress(self.id, 1, 1, f"chosen: {best.method}, k = {best.best_k}")
+        argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
+        return TunerChoice(method=best.method, k=best.best_k, argv=tuple(argv), predicted_speedup=best.best_speedup,
+                           predicted_per_category=dict(top.per_category), applied=True)
+
+
+def _cannot_tune(ctx: StepContext, acc: object, verify: object, base: object) -> str:
+    """Why the tuner cannot run here (empty when it can), naming what would let it."""
+    if ctx.config.draft_max is not None:
+        return (f"you fixed the draft length (--draft-max {ctx.config.draft_max}); drop it to let the tuner "
+                "choose")
+    if not isinstance(acc, AcceptanceEvidence) or not acc.draft_max:
+        return "needs the acceptance step at a known draft length"
+    if not isinstance(verify, VerifyEvidence) or not verify.points:
+        return "needs the verify-cost curve (step 3)"
+    if not isinstance(base, BaselineEvidence) or not base.ms_per_token:
+        return "needs the baseline decode speed (step 1)"
+    if not run_shapes(acc.per_category, acc.draft_max):
+        return ("needs per-position acceptance counters from /metrics (llama.cpp from 2026-07 with --metrics); "
+                "this engine does not report them")
+    return ""
+
+
+def _method_name(ctx: StepContext, acc: AcceptanceEvidence) -> str:
+    if ctx.config.draft_model is not None:
+        return "draft-simple"
+    return acc.method or ctx.config.spec_type
+
+
+def _other_methods(ctx: StepContext, primary: str) -> list[str]:
+    """Budgeted methods the managed binary lists, besides the one step 2 measured."""
+    if on_config(ctx) is None:
+        return []
+    dialect = ctx.arms.dialect
+    listed = dialect.spec_types if dialect is not None else ()
+    return [m for m in ctx.config.budget.tune_methods if m != primary and (not listed or m in listed)]
+
+
+def _fitted(probe: MethodProbe, cost: StepCost, t1: float) -> MethodProbe:
+    """The probe with its per-step overhead fitted from its own run at the longest draft."""
+    shapes = run_shapes(probe.per_category, probe.k_max)
+    if not shapes:
+        return replace(probe, skipped="the engine reported no per-position counters for this method")
+    with_draft = replace(cost, draft_cost_per_token=probe.draft_cost_ratio or 0.0)
+    runs = [(steps_at(shapes[c], probe.k_max), (a.decode_ms or 0.0) / t1)
+            for c, a in probe.per_category.items() if c in shapes and a.decode_ms]
+    return replace(probe, overhead=fit_overhead(with_draft, runs))
+
+
+def _weights(predicted: list[tuple[MethodProbe, MethodPrediction]], mix: dict[str, float] | None) -> dict[str, float]:
+    """The token shares the mix speedup used (the first predicted method's categories)."""
+    if not predicted:
+        return {}
+    probe = predicted[0][0]
+    return mix_weights(sorted(run_shapes(probe.per_category, probe.k_max)), mix)

@@ -1,0 +1,97 @@
+"""The tuner's own measurements: another method at the longest draft, one synthetic-acceptance point, and a
+draft model's own decode cost. Each runs on the ON server restarted with the configuration it measures."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Generator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from advisor.events import Event, Progress
+from advisor.evidence.steps import AcceptanceEvidence
+from advisor.evidence.units import AcceptanceUnit
+from advisor.run.engine_runner import ManagedServer, ServerConfig
+from advisor.run.plan import PromptLike
+from advisor.steps.acceptance import measure_prompt, summarise
+from advisor.steps.base import StepContext
+from advisor.steps.common import run_prompt
+from advisor.tune.surface import SurfaceRun
+from probes.engines.llamacpp.adapter import LlamaCppAdapter
+
+STEP = "tune"
+
+
+def probe_prompts(ctx: StepContext, per_category: int) -> list[PromptLike]:
+    """The first `per_category` acceptance prompts of each category (same categories as step 2, fewer)."""
+    taken: dict[str, int] = {}
+    out: list[PromptLike] = []
+    for p in ctx.workload.acceptance:
+        if taken.get(p.category, 0) < per_category:
+            taken[p.category] = taken.get(p.category, 0) + 1
+            out.append(p)
+    return out
+
+
+def on_config(ctx: StepContext) -> ServerConfig | None:
+    """The managed ON server's configuration (None when attached)."""
+    return ctx.arms.on.config if ctx.arms.on is not None else None
+
+
+def run_method(ctx: StepContext, config: ServerConfig, label: str,
+               prompts: Sequence[PromptLike]) -> Generator[Event, None, tuple[AcceptanceEvidence, tuple[str, ...]]]:
+    """Measure one method at the longest draft on a fresh ON server; its acceptance summary and flags."""
+    ctx.fresh_on(f"tune:{label}", config)
+    arm = ctx.arms.on
+    assert arm is not None  # the caller checked
+    units: list[AcceptanceUnit] = []
+    for i, prompt in enumerate(prompts):
+        if ctx.cancelled:
+            break
+        units.append(measure_prompt(arm.adapter, prompt, ctx, arm.generation))
+        yield Progress(STEP, i + 1, len(prompts), f"{label} · {prompt.category}")
+    evidence = summarise(units, ctx.config.seed, method=config.spec_type, draft_max=config.draft_max)
+    return evidence, arm.spec_argv
+
+
+def run_surface_point(ctx: StepContext, base: ServerConfig, method: str, k: int, tau: float,
+                      prompts: Sequence[PromptLike]) -> Generator[Event, None, SurfaceRun]:
+    """Decode `prompts` with synthetic acceptance τ at draft length k; sums of counters and decode time."""
+    config = replace(base, spec_type=method, draft_model=None, draft_max=k, synth_len=tau, label="on")
+    ctx.fresh_on(f"tune:surface k={k} τ={tau:g}", config)
+    arm = ctx.arms.on
+    assert arm is not None
+    generated = drafts = draft_tokens = accepted = decode_ms = 0.0
+    for prompt in prompts:
+        if ctx.cancelled:
+            break
+        unit = measure_prompt(arm.adapter, prompt, ctx, arm.generation)
+        if unit.counters is None or unit.record.decode_ms is None:
+            continue
+        generated += max(unit.record.completion_tokens - 1, 0)
+        drafts += unit.counters.drafts
+        draft_tokens += unit.counters.draft_tokens
+        accepted += unit.counters.accepted_tokens
+        decode_ms += unit.record.decode_ms
+    yield Progress(STEP, 1, 1, f"surface k={k} τ={tau:g}")
+    return SurfaceRun(k=k, tau_target=tau, generated=generated, drafts=drafts, draft_tokens=draft_tokens,
+                      accepted=accepted, decode_ms=decode_ms)
+
+
+def draft_ms_per_token(ctx: StepContext, draft_model: Path, prompts: Sequence[PromptLike]) -> float | None:
+    """The draft model's own decode ms per token, served alone with the ON server's other options (so it runs
+    where it will run when drafting); the median over `prompts`."""
+    base = on_config(ctx)
+    if base is None or ctx.arms.binary is None or ctx.arms.on is None or ctx.arms.on.server is None:
+        return None
+    config = replace(base, model=draft_model, spec_type=None, draft_model=None, draft_max=None, synth_len=None,
+                     parallel=1, ctx_size=base.ctx_size // max(base.parallel, 1), label="draft-cost")
+    log_dir = ctx.arms.on.server.log_path.parent
+    budget, cfg = ctx.config.budget, ctx.config
+    with ManagedServer(ctx.arms.binary, config, log_dir).start() as server:
+        adapter = LlamaCppAdapter(server.base_url)
+        times = [run_prompt(adapter, p.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature,
+                            prompt_id=p.id, category=p.category, arm="draft")[0].ms_per_token for p in prompts]
+        adapter.close()
+    finite = [t for t in times if t]
+    return statistics.median(finite) if finite else None

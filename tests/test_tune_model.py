@@ -1,0 +1,118 @@
+"""The tuner's gain and cost models: replaying a run at a shorter draft cap, the step cost, the choice."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from advisor.tune.choose import KPrediction, best_method, mix_weights, pick, predict_method
+from advisor.tune.cost import StepCost, fit_overhead, interpolate
+from advisor.tune.gain import RunShape, accepted_histogram, merge, steps_at
+
+# Measured on the real server (SmolLM2-135M, a copy-heavy rename prompt, ngram-mod, 160 tokens): at K = 16
+# 8 drafts, 115 drafted, positions 1–3 accepted by all 8, 4–16 by 7; at k = 4 the same prompt took 25 drafts
+# and 98 accepted tokens.
+COPY_RUN = RunShape(k_max=16, generated=159, drafts=8, draft_tokens=115,
+                    accepted_per_position=(8, 8, 8) + (7,) * 13)
+
+
+def test_histogram_splits_drafts_by_tokens_accepted() -> None:
+    hist = accepted_histogram(COPY_RUN)
+    assert hist[3] == 1 and hist[16] == 7 and sum(hist) == 8
+
+
+def test_replay_at_a_shorter_cap_matches_the_real_run_at_that_cap() -> None:
+    at4 = steps_at(COPY_RUN, 4)
+    assert at4.drafting_steps == pytest.approx(25, abs=1)          # measured 25
+    accepted = at4.tokens - at4.plain_steps - at4.drafting_steps
+    assert accepted == pytest.approx(98, abs=2)                    # measured 98
+
+
+def test_replay_at_its_own_cap_is_the_run_itself() -> None:
+    same = steps_at(COPY_RUN, 16)
+    assert same.drafting_steps == pytest.approx(COPY_RUN.drafts)
+    assert same.plain_steps == pytest.approx(159 - 8 - 115)
+
+
+def test_a_geometric_drafter_gives_the_chain_formula() -> None:
+    # Each drafted token accepted with p, independently: at cap k a step yields (1 − p^(k+1)) / (1 − p) tokens.
+    p, k_max, drafts = 0.6, 8, 100_000.0
+    shape = RunShape(k_max=k_max, generated=drafts * sum(p ** j for j in range(k_max + 1)), drafts=drafts,
+                     draft_tokens=drafts * k_max,
+                     accepted_per_position=tuple(drafts * p ** (j + 1) for j in range(k_max)))
+    for k in (1, 2, 4, 8):
+        # the ceil re-play is exact for stretches that end at a wrong token; this checks it lands near the formula
+        expected = (1 - p ** (k + 1)) / (1 - p)
+        assert steps_at(shape, k).tokens_per_step == pytest.approx(expected, rel=0.12)
+
+
+def test_k_outside_the_measured_cap_is_refused() -> None:
+    with pytest.raises(ValueError):
+        steps_at(COPY_RUN, 17)
+
+
+def test_interpolation_is_linear_and_extends_past_the_ends() -> None:
+    pts = {1: 1.0, 2: 1.2, 4: 1.6}
+    assert interpolate(pts, 3) == pytest.approx(1.4)
+    assert interpolate(pts, 6) == pytest.approx(2.0)
+    assert interpolate(pts, 0.5) == 1.0
+
+
+def test_overhead_fit_recovers_the_constant_that_made_the_data() -> None:
+    cost = StepCost({1: 1.0, 5: 1.4, 17: 2.6}, overhead=0.3)
+    runs = [(steps_at(COPY_RUN, k), cost.time(steps_at(COPY_RUN, k))) for k in (4, 16)]
+    assert fit_overhead(StepCost(cost.verify_ratio), runs) == pytest.approx(0.3)
+
+
+def test_overhead_is_not_fitted_from_a_handful_of_steps() -> None:
+    tiny = RunShape(k_max=4, generated=20, drafts=2, draft_tokens=8, accepted_per_position=(1, 0, 0, 0))
+    assert fit_overhead(StepCost({1: 1.0, 5: 1.2}), [(steps_at(tiny, 4), 19.0)]) is None
+
+
+def test_free_verify_makes_longer_drafts_win_on_copy_heavy_text() -> None:
+    flat = StepCost({1: 1.0, 17: 1.0})
+    s4, s16 = flat.speedup(steps_at(COPY_RUN, 4)), flat.speedup(steps_at(COPY_RUN, 16))
+    assert s16 > s4 > 1.0
+    assert s16 == pytest.approx(159 / (36 + 8))
+
+
+def test_costly_verify_makes_speculation_lose() -> None:
+    # verifying two tokens costs two steps: even when every draft is right nothing is gained, and any
+    # per-step overhead makes it a loss
+    assert StepCost({1: 1.0, 2: 2.0}).speedup(steps_at(COPY_RUN, 1)) == pytest.approx(1.0)
+    assert StepCost({1: 1.0, 2: 2.0}, overhead=0.1).speedup(steps_at(COPY_RUN, 1)) < 1.0
+
+
+def test_mix_weights_follow_the_user_and_fall_back_to_equal() -> None:
+    assert mix_weights(["a", "b"], None) == {"a": 0.5, "b": 0.5}
+    assert mix_weights(["a", "b"], {"a": 3, "b": 1, "c": 5}) == {"a": 0.75, "b": 0.25}
+
+
+def test_mix_speedup_is_the_harmonic_mean_by_token_share() -> None:
+    plain = RunShape(k_max=16, generated=100, drafts=0, draft_tokens=0, accepted_per_position=(0,) * 16)
+    cost = StepCost({1: 1.0, 17: 1.0})
+    pred = predict_method("ngram-mod", {"copy": COPY_RUN, "chat": plain}, cost, [16], None, 0.01)
+    assert pred is not None
+    copy = pred.predictions[0].per_category["copy"]
+    assert pred.predictions[0].speedup == pytest.approx(1 / (0.5 / copy + 0.5 / 1.0))
+
+
+def test_pick_prefers_the_shortest_draft_within_the_margin() -> None:
+    rows = [KPrediction(k, s, {}, 1.0) for k, s in ((2, 1.30), (4, 1.345), (8, 1.35))]
+    assert pick(rows, 0.01).k == 4
+    assert pick(rows, 0.0).k == 8
+
+
+def test_best_method_prefers_the_first_listed_within_the_margin() -> None:
+    cost = StepCost({1: 1.0, 17: 1.5})
+    a = predict_method("ngram-simple", {"x": COPY_RUN}, cost, [4, 8], None, 0.01)
+    b = predict_method("ngram-mod", {"x": COPY_RUN}, cost, [4, 8], None, 0.01)
+    assert a is not None and b is not None
+    assert best_method([a, b], 0.01) is a
+    assert math.isclose(a.best_speedup, b.best_speedup)
+
+
+def test_merge_sums_runs_at_one_cap() -> None:
+    both = merge([COPY_RUN, COPY_RUN])
+    assert both is not None and both.drafts == 16 and both.accepted == 2 * COPY_RUN.accepted
