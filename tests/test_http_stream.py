@@ -17,6 +17,7 @@ import pytest
 from probes.engines.base import EngineError
 from probes.engines.http import SseMessage, make_client, sse_messages, stream_sse
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
+from probes.engines.urls import BadApiKey
 
 KEY = "sk-CANARY-stream-0123456789"
 FINAL = (b'data: {"content": "", "stop": true, "stop_type": "limit", '
@@ -36,8 +37,9 @@ def scripted(chunks: list[tuple[float, bytes]], status: int = 200,
             self.end_headers()
             for pause, data in chunks:
                 time.sleep(pause)
-                # a server may echo what it got: the Authorization header stands in for that here
-                self.wfile.write(data.replace(b"{AUTH}", self.headers.get("Authorization", "").encode()))
+                # a server may echo what it got: the Authorization header (its raw bytes) stands in for that
+                auth = self.headers.get("Authorization", "").encode("latin-1")
+                self.wfile.write(data.replace(b"{AUTH}", auth))
                 self.wfile.flush()
 
         do_GET = do_POST = _answer
@@ -166,3 +168,19 @@ def test_an_echoed_key_is_scrubbed_from_every_message() -> None:
 
 def test_a_message_with_empty_data_is_not_sent() -> None:
     assert list(sse_messages(["data:", "", "event: x", "", "data: 1", ""])) == [SseMessage("message", "1")]
+
+
+@pytest.mark.parametrize("key", ["a\nb", "a b", "a\x00b", "\t", ""])
+def test_a_key_no_header_can_carry_is_refused_before_any_request(key: str) -> None:
+    with pytest.raises(BadApiKey) as err:
+        LlamaCppAdapter("http://127.0.0.1:9", api_key=key or " ")
+    assert key.strip() == "" or key not in str(err.value)
+
+
+def test_a_pasted_key_loses_its_newline_and_a_non_ascii_key_is_scrubbed() -> None:
+    key = "ключ-CANARY"
+    echo = [(0.0, b'{"error": "bad header {AUTH}"}')]
+    with scripted(echo, status=500, content_type="application/json") as url, pytest.raises(EngineError) as err:
+        LlamaCppAdapter(url, api_key=key + "\n").info()
+    assert "bad header Bearer ***" in str(err.value)  # the server echoed the key; the message does not
+    assert key not in str(err.value) and str(key.encode())[2:-1] not in str(err.value)

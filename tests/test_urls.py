@@ -178,3 +178,13 @@ def test_localhost_counts_only_when_it_resolves_to_loopback(monkeypatch: pytest.
 
     monkeypatch.setattr(socket, "getaddrinfo", remapped)
     assert not is_loopback("http://localhost:8080")
+
+
+def test_connect_turns_a_bad_url_or_key_into_a_connect_error() -> None:
+    from probes.engines.discovery import EngineConnectError, connect
+
+    with pytest.raises(EngineConnectError, match="unclosed"):
+        connect(f"http://u:{SECRET}@[::1")
+    with pytest.raises(EngineConnectError, match="control character") as err:
+        connect("http://127.0.0.1:9", api_key=f"{SECRET}\nX-Evil: 1")
+    assert SECRET not in str(err.value)

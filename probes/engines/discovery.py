@@ -16,7 +16,7 @@ from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError, EngineInfo
 from probes.engines.http import make_client, scrub
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
-from probes.engines.urls import DEFAULT_PORTS, BadEngineUrl, is_loopback, parse_engine_url
+from probes.engines.urls import DEFAULT_PORTS, BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
 from probes.serialize import to_jsonable
 
 NEEDS_KEY = "needs an API key (or the key was refused)"
@@ -60,7 +60,8 @@ def _locked(base: str, codes: set[int]) -> Discovered:
 def identify(url: str, *, timeout_s: float = 3.0, api_key: str | None = None) -> Discovered:
     """Ask `url` who it is, sending `api_key` (or the URL's user-info key) as a bearer token.
 
-    Raises `BadEngineUrl` for a malformed URL; otherwise never raises: refused connections, servers that
+    Raises `BadEngineUrl` for a malformed URL and `BadApiKey` for a key no header can carry; otherwise
+    never raises: refused connections, servers that
     want a key ("permission"), non-LLM servers and errors come back as `problem`.
     """
     parsed = parse_engine_url(url)
@@ -135,9 +136,11 @@ def connect(
     """
     try:
         parsed = parse_engine_url(url)
-    except BadEngineUrl as exc:
+        base, key = parsed.base, api_key or parsed.api_key
+        if key is not None:
+            key = check_api_key(key)
+    except (BadEngineUrl, BadApiKey) as exc:
         raise EngineConnectError(str(exc)) from None
-    base, key = parsed.base, api_key or parsed.api_key
     if not allow_remote and not is_loopback(base):
         raise EngineConnectError(
             f"{base} is not on this machine; spec-advisor only talks to loopback unless you pass --allow-remote")

@@ -23,25 +23,29 @@ from dataclasses import dataclass
 import httpx
 
 from probes.engines.base import EngineError
-from probes.engines.urls import parse_engine_url
+from probes.engines.urls import check_api_key, parse_engine_url
 
 _SNIPPET = 160  # characters of a bad body worth showing
 
 
 class BearerAuth(httpx.Auth):
-    """`Authorization: Bearer <key>`; its repr never shows the key."""
+    """`Authorization: Bearer <key>`; its repr never shows the key. A key no header can carry raises
+    `BadApiKey` here, before any request (else the HTTP library would quote it in its error)."""
 
     __slots__ = ("_key",)
 
     def __init__(self, key: str) -> None:
-        self._key = key
+        self._key = check_api_key(key)
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         request.headers["Authorization"] = f"Bearer {self._key}"
         yield request
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        """`text` without the key, also as it looks inside a quoted bytes value (non-ASCII keys)."""
+        for form in {self._key, str(self._key.encode())[2:-1]}:
+            text = text.replace(form, "***")
+        return text
 
     def __repr__(self) -> str:
         return "BearerAuth(***)"

@@ -37,6 +37,21 @@ class BadEngineUrl(ValueError):
     """The text is not an http(s) URL we can use; the message is one line and shows no credential."""
 
 
+class BadApiKey(ValueError):
+    """The API key cannot be sent in an HTTP header; the message never shows the key."""
+
+
+def check_api_key(key: str) -> str:
+    """`key` with surrounding whitespace (a paste's newline) trimmed; a space or control character inside
+    it, which no header can carry, raises `BadApiKey`."""
+    clean = key.strip()
+    if not clean:
+        raise BadApiKey("the API key is empty")
+    if any(ch.isspace() or not ch.isprintable() for ch in clean):
+        raise BadApiKey("the API key contains a space or control character; paste it again without them")
+    return clean
+
+
 class Credential:
     """An API key taken from a URL's user-info; prints as `***` so it cannot leak through a repr or JSON."""
 
@@ -141,7 +156,7 @@ def _credential(userinfo: str) -> Credential | None:
     key = unquote(password) if colon and password else unquote(user)
     if not key:
         return None
-    if any(ch.isspace() or not ch.isprintable() for ch in key):
+    if key != key.strip() or any(ch.isspace() or not ch.isprintable() for ch in key):
         raise BadEngineUrl("the key in the engine URL's user-info contains a space or control character")
     return Credential(key)
 
