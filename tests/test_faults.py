@@ -91,5 +91,9 @@ def test_engine_killed_mid_stream(llama_binary, demo_model, tmp_path) -> None:  
                 adapter.complete("1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,", max_tokens=4000)
         finally:
             killer.cancel()
+            # kill() reaps the process in the killer thread; while that thread holds Popen's wait lock,
+            # poll() from here returns None ("running"). Join first so the check sees the reaped process.
+            killer.join(timeout=10)
+        assert not killer.is_alive()
         assert err.value.kind in ("stream-broken", "unreachable")
         assert not server.running

@@ -22,9 +22,15 @@ EngineKind = Literal["llama.cpp", "vllm", "sglang", "lmstudio", "ollama", "tgi",
 class EngineError(Exception):
     """A request to the engine failed in a way the user should read (down, hung, 5xx, bad reply)."""
 
-    def __init__(self, message: str, *, kind: str = "error") -> None:
+    def __init__(self, message: str, *, kind: str = "error", status: int | None = None) -> None:
         super().__init__(message)
         self.kind = kind  # "unreachable" | "timeout" | "http-5xx" | "http-4xx" | "bad-response" | "stream-broken"
+        self.status = status  # the HTTP status when the engine answered with an error code
+
+    @property
+    def auth_refused(self) -> bool:
+        """True when the engine answered 401/403: it needs an API key, or refused the one sent."""
+        return self.status in (401, 403)
 
 
 @dataclass(frozen=True, slots=True)

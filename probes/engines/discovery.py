@@ -1,4 +1,9 @@
-"""Find engines: llama-server binaries, and running servers identified by their own endpoints (not by port)."""
+"""Find engines: running servers identified by their own endpoints (not by port), with an optional API key.
+
+A key comes from `api_key=` or from the URL's user-info (`http://KEY@127.0.0.1:8080`); it is sent as a
+bearer token and never appears in a `Discovered`, a message or a repr. A server that answers 401/403 is
+reported as needing a key, not as "no engine".
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,12 @@ import httpx
 
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError, EngineInfo
+from probes.engines.http import make_client, scrub
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
-from probes.engines.urls import DEFAULT_PORTS, BadEngineUrl, is_loopback, normalise_url
+from probes.engines.urls import DEFAULT_PORTS, BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
 from probes.serialize import to_jsonable
+
+NEEDS_KEY = "needs an API key (or the key was refused)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +52,28 @@ def adapter_classes() -> list[type]:
             vllm.VllmAdapter, tgi.TgiAdapter]
 
 
-def identify(url: str, *, timeout_s: float = 3.0) -> Discovered:
-    """Ask `url` who it is. Never raises: refused, non-LLM servers and errors come back as `problem`."""
-    base = normalise_url(url)
-    with httpx.Client(timeout=timeout_s, trust_env=False, follow_redirects=False) as client:
+def _locked(base: str, codes: set[int]) -> Discovered:
+    shown = "/".join(str(c) for c in sorted(codes))
+    return Discovered(base, None, Unavailable("permission", f"the server answered HTTP {shown}: it {NEEDS_KEY}"))
+
+
+def identify(url: str, *, timeout_s: float = 3.0, api_key: str | None = None) -> Discovered:
+    """Ask `url` who it is, sending `api_key` (or the URL's user-info key) as a bearer token.
+
+    Raises `BadEngineUrl` for a malformed URL and `BadApiKey` for a key no header can carry; otherwise
+    never raises: refused connections, servers that
+    want a key ("permission"), non-LLM servers and errors come back as `problem`.
+    """
+    parsed = parse_engine_url(url)
+    base, key = parsed.base, api_key or parsed.api_key
+    refused: set[int] = set()
+
+    def note(response: httpx.Response) -> None:
+        if response.status_code in (401, 403):
+            refused.add(response.status_code)
+
+    with make_client(base, timeout_s, key) as client:
+        client.event_hooks["response"].append(note)
         try:
             client.get(base + "/")
         except httpx.ConnectError:
@@ -55,31 +81,43 @@ def identify(url: str, *, timeout_s: float = 3.0) -> Discovered:
         except httpx.TimeoutException:
             return Discovered(base, None, Unavailable("unreachable", "timed out"))
         except httpx.HTTPError as exc:
-            return Discovered(base, None, Unavailable("error", str(exc)))
+            return Discovered(base, None, Unavailable("error", scrub(client, f"{type(exc).__name__}: {exc}")))
         for cls in adapter_classes():
             if not cls.detect(client, base):  # type: ignore[attr-defined]
                 continue
-            adapter: EngineAdapter = cls(base)
+            adapter: EngineAdapter = cls(base, api_key=key)
             try:
                 return Discovered(base, adapter.info())
             except EngineError as exc:
+                if exc.auth_refused:
+                    return _locked(base, {exc.status or 401})
                 return Discovered(base, None, Unavailable("bad-response", str(exc)))
             finally:
                 close = getattr(adapter, "close", None)
                 if callable(close):
                     close()
+    if refused:
+        return _locked(base, refused)
     return Discovered(base, None, Unavailable(
         "bad-response", "an HTTP server answers there, but none of the known LLM engine endpoints "
                         "(llama.cpp /props, vLLM /version, SGLang /server_info, LM Studio /api/v0/models, "
                         "Ollama /api/version, TGI /info)"))
 
 
-def scan_loopback(ports: Iterable[int] = DEFAULT_PORTS, *, timeout_s: float = 0.5) -> list[Discovered]:
-    """Engines running on this machine's default ports (only those that answered)."""
+def scan_loopback(
+    ports: Iterable[int] = DEFAULT_PORTS, *, timeout_s: float = 0.5, api_key: str | None = None,
+    include_locked: bool = False,
+) -> list[Discovered]:
+    """Engines running on this machine's default ports (only those that answered).
+
+    `include_locked`: also list servers that refused for want of a key (`info` None, problem
+    "permission"), so a key-protected engine is not reported as nothing at all.
+    """
     found = []
     for port in ports:
-        hit = identify(f"http://127.0.0.1:{port}", timeout_s=timeout_s)
-        if hit.info is not None:
+        hit = identify(f"http://127.0.0.1:{port}", timeout_s=timeout_s, api_key=api_key)
+        locked = hit.problem is not None and hit.problem.reason == "permission"
+        if hit.info is not None or (include_locked and locked):
             found.append(hit)
     return found
 
@@ -88,21 +126,32 @@ class EngineConnectError(Exception):
     """A user-given engine URL cannot be used; the message says why in plain words."""
 
 
-def connect(url: str, *, allow_remote: bool = False, timeout_s: float = 3.0) -> EngineAdapter:
-    """An adapter for the engine at `url`. Refuses non-loopback URLs unless `allow_remote`."""
+def connect(
+    url: str, *, allow_remote: bool = False, timeout_s: float = 3.0, api_key: str | None = None
+) -> EngineAdapter:
+    """An adapter for the engine at `url`, holding `api_key` (or the URL's user-info key).
+
+    Refuses non-loopback URLs unless `allow_remote`; every failure is an `EngineConnectError` whose
+    message shows no key.
+    """
     try:
-        base = normalise_url(url)
-    except BadEngineUrl as exc:
-        raise EngineConnectError(str(exc)) from exc
+        parsed = parse_engine_url(url)
+        base, key = parsed.base, api_key or parsed.api_key
+        if key is not None:
+            key = check_api_key(key)
+    except (BadEngineUrl, BadApiKey) as exc:
+        raise EngineConnectError(str(exc)) from None
     if not allow_remote and not is_loopback(base):
         raise EngineConnectError(
             f"{base} is not on this machine; spec-advisor only talks to loopback unless you pass --allow-remote")
-    found = identify(base, timeout_s=timeout_s)
+    found = identify(base, timeout_s=timeout_s, api_key=key)
     if found.info is None:
         problem = found.problem or Unavailable("error", "unknown")
+        if problem.reason == "permission":
+            raise EngineConnectError(f"{base}: {problem.detail}")
         raise EngineConnectError(f"no usable LLM engine at {base}: {problem.detail or problem.reason}")
     for cls in adapter_classes():
         if getattr(cls, "kind", None) == found.info.kind:
-            adapter: EngineAdapter = cls(base)
+            adapter: EngineAdapter = cls(base, api_key=key)
             return adapter
     raise EngineConnectError(f"{found.info.kind} at {base} has no adapter")

@@ -2,7 +2,11 @@
 
 Every failure a user can meet (engine down, hung, 5xx, an HTML proxy page, a body that is not JSON) becomes
 an `EngineError` whose message names the URL and what was expected. The API key lives only inside the
-client's auth object; messages are scrubbed of it in case a server echoes request headers back.
+client's auth object; messages are scrubbed of it in case a server echoes request headers back. A key in
+the URL's user-info is taken off the URL and used as the key (`probes.engines.urls`).
+
+Streams have their own read timeout, the idle timeout: the longest silence between two reads before the
+engine is called hung (a long generation is fine as long as bytes keep coming).
 """
 
 from __future__ import annotations
@@ -12,30 +16,36 @@ import json
 import math
 import ssl
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 import httpx
 
 from probes.engines.base import EngineError
+from probes.engines.urls import check_api_key, parse_engine_url
 
 _SNIPPET = 160  # characters of a bad body worth showing
 
 
 class BearerAuth(httpx.Auth):
-    """`Authorization: Bearer <key>`; its repr never shows the key."""
+    """`Authorization: Bearer <key>`; its repr never shows the key. A key no header can carry raises
+    `BadApiKey` here, before any request (else the HTTP library would quote it in its error)."""
 
     __slots__ = ("_key",)
 
     def __init__(self, key: str) -> None:
-        self._key = key
+        self._key = check_api_key(key)
 
     def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
         request.headers["Authorization"] = f"Bearer {self._key}"
         yield request
 
     def scrub(self, text: str) -> str:
-        return text.replace(self._key, "***") if self._key else text
+        """`text` without the key, also as it looks inside a quoted bytes value (non-ASCII keys)."""
+        for form in {self._key, str(self._key.encode())[2:-1]}:
+            text = text.replace(form, "***")
+        return text
 
     def __repr__(self) -> str:
         return "BearerAuth(***)"
@@ -71,14 +81,18 @@ def _where(url: str) -> str:
     return f"{u.scheme}://{u.host}{port}{u.path}"  # no userinfo, no query
 
 
-def _fail(client: httpx.Client, message: str, kind: str) -> EngineError:
-    return EngineError(scrub(client, message), kind=kind)
+def _fail(client: httpx.Client, message: str, kind: str, status: int | None = None) -> EngineError:
+    return EngineError(scrub(client, message), kind=kind, status=status)
 
 
-def _transport_error(client: httpx.Client, url: str, exc: httpx.HTTPError, during: str) -> EngineError:
+def _transport_error(
+    client: httpx.Client, url: str, exc: httpx.HTTPError, during: str, idle_s: float | None = None
+) -> EngineError:
     where = _where(url)
     if isinstance(exc, httpx.ConnectError):
         return _fail(client, f"cannot connect to {where}: is the engine running? ({exc})", "unreachable")
+    if isinstance(exc, httpx.ReadTimeout) and during == "stream" and idle_s is not None:
+        return _fail(client, f"{where} sent nothing for {idle_s:g} s inside the stream (hung engine?)", "timeout")
     if isinstance(exc, httpx.TimeoutException):
         return _fail(client, f"{where} did not answer in time during {during}", "timeout")
     if during == "stream":
@@ -99,12 +113,13 @@ def check_status(client: httpx.Client, resp: httpx.Response) -> None:
     where = _where(str(resp.request.url))
     body = _snippet(resp.text)
     if code >= 500:
-        raise _fail(client, f"{where} answered HTTP {code} (server error): {body}", "http-5xx")
+        raise _fail(client, f"{where} answered HTTP {code} (server error): {body}", "http-5xx", code)
     if code in (401, 403):
-        raise _fail(client, f"{where} answered HTTP {code}: the API key is missing or was refused", "http-4xx")
+        raise _fail(client, f"{where} answered HTTP {code}: it needs an API key (or the key was refused)",
+                    "http-4xx", code)
     if code < 400:
-        raise _fail(client, f"{where} redirected (HTTP {code}); not an engine endpoint", "bad-response")
-    raise _fail(client, f"{where} answered HTTP {code}: {body}", "http-4xx")
+        raise _fail(client, f"{where} redirected (HTTP {code}); not an engine endpoint", "bad-response", code)
+    raise _fail(client, f"{where} answered HTTP {code}: {body}", "http-4xx", code)
 
 
 def _media_type(resp: httpx.Response) -> str:
@@ -160,13 +175,20 @@ def probe_json(client: httpx.Client, url: str) -> dict[str, object] | None:
     return doc if isinstance(doc, dict) else None
 
 
+def _stream_timeout(client: httpx.Client, idle_s: float | None) -> httpx.Timeout:
+    """The client's connect/write/pool timeouts, with `idle_s` as the longest wait for the next bytes."""
+    base = client.timeout
+    return httpx.Timeout(connect=base.connect, read=idle_s if idle_s is not None else base.read,
+                         write=base.write, pool=base.pool)
+
+
 @contextmanager
 def _open_stream(
-    client: httpx.Client, url: str, body: object, media: str
+    client: httpx.Client, url: str, body: object, media: str, idle_s: float | None
 ) -> Iterator[tuple[httpx.Response, float]]:
     t0 = time.monotonic()
     try:
-        with client.stream("POST", url, json=body) as resp:
+        with client.stream("POST", url, json=body, timeout=_stream_timeout(client, idle_s)) as resp:
             if resp.status_code >= 300:
                 resp.read()
                 check_status(client, resp)
@@ -178,7 +200,7 @@ def _open_stream(
                     f"{_snippet(resp.text)}", "bad-response")
             yield resp, t0
     except httpx.HTTPError as exc:
-        raise _transport_error(client, url, exc, "stream") from None
+        raise _transport_error(client, url, exc, "stream", idle_s) from None
 
 
 def _event(client: httpx.Client, url: str, data: str) -> dict[str, object]:
@@ -193,27 +215,78 @@ def _event(client: httpx.Client, url: str, data: str) -> dict[str, object]:
     return doc
 
 
-def stream_sse(client: httpx.Client, url: str, body: object) -> Iterator[tuple[float, dict[str, object]]]:
-    """POST and yield (seconds since send, event) for each SSE `data:` event until `[DONE]` or close."""
-    with _open_stream(client, url, body, "text/event-stream") as (resp, t0):
-        data: list[str] = []
-        for line in resp.iter_lines():
-            if line.startswith("data:"):
-                data.append(line[5:].removeprefix(" "))
-                continue
-            if line or not data:
-                continue  # `event:`/`id:`/comment lines, or a blank line with nothing pending
-            joined, data = "\n".join(data), []
-            if joined.strip() == "[DONE]":
+@dataclass(frozen=True, slots=True)
+class SseMessage:
+    """One server-sent event: its type ("message" unless `event:` says otherwise) and its joined data."""
+
+    event: str
+    data: str
+
+
+def sse_messages(lines: Iterable[str]) -> Iterator[SseMessage]:
+    """Group SSE lines into messages: `data:` lines joined by newlines, sent off at a blank line.
+
+    Follows the WHATWG event-stream rules (one optional space after the colon, a field name without a
+    colon has an empty value, `:` lines are comments, `id:`/`retry:` do not matter here, a message with
+    empty data is not sent), plus llama-server's own `error: {...}` field, which becomes an "error"
+    message. A message left open when the stream closes is still delivered (some servers omit the last
+    blank line).
+    """
+    data: list[str] = []
+    errors: list[str] = []
+    event = ""
+    for i, line in enumerate(lines):
+        if i == 0:
+            line = line.removeprefix("\ufeff")  # a byte-order mark may open the stream
+        if not line:
+            message = _message(event, data, errors)
+            if message is not None:
+                yield message
+            data, errors, event = [], [], ""
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "error":
+            errors.append(value)
+    message = _message(event, data, errors)
+    if message is not None:
+        yield message
+
+
+def _message(event: str, data: list[str], errors: list[str]) -> SseMessage | None:
+    if errors:
+        return SseMessage("error", "\n".join(errors))
+    joined = "\n".join(data)
+    return SseMessage(event or "message", joined) if joined else None
+
+
+def stream_sse(
+    client: httpx.Client, url: str, body: object, *, idle_timeout_s: float | None = None
+) -> Generator[tuple[float, dict[str, object]], None, None]:
+    """POST and yield (seconds since send, event) for each SSE data event until `[DONE]` or close.
+
+    `idle_timeout_s`: the longest silence inside the stream before it counts as hung (default: the
+    client's read timeout). An error event from the engine raises `EngineError` ("stream-broken").
+    """
+    with _open_stream(client, url, body, "text/event-stream", idle_timeout_s) as (resp, t0):
+        for message in sse_messages(resp.iter_lines()):
+            if message.event == "error":
+                raise _fail(client, f"{_where(url)} reported an error inside the stream: "
+                            f"{_snippet(message.data)}", "stream-broken")
+            if message.data.strip() == "[DONE]":
                 return
-            yield time.monotonic() - t0, _event(client, url, joined)
-        if data and "\n".join(data).strip() != "[DONE]":
-            yield time.monotonic() - t0, _event(client, url, "\n".join(data))
+            yield time.monotonic() - t0, _event(client, url, message.data)
 
 
-def stream_ndjson(client: httpx.Client, url: str, body: object) -> Iterator[tuple[float, dict[str, object]]]:
+def stream_ndjson(
+    client: httpx.Client, url: str, body: object, *, idle_timeout_s: float | None = None
+) -> Generator[tuple[float, dict[str, object]], None, None]:
     """POST and yield (seconds since send, object) for each line of a newline-delimited JSON stream."""
-    with _open_stream(client, url, body, "application/x-ndjson") as (resp, t0):
+    with _open_stream(client, url, body, "application/x-ndjson", idle_timeout_s) as (resp, t0):
         for line in resp.iter_lines():
             if line.strip():
                 yield time.monotonic() - t0, _event(client, url, line)
@@ -244,17 +317,26 @@ def integer(doc: object, key: str) -> int | None:
 
 
 class HttpAdapter:
-    """Holds one engine's client; subclasses add info/complete/spec_counters. The repr shows no key."""
+    """Holds one engine's client; subclasses add info/complete/spec_counters. The repr shows no key.
+
+    `base_url` is validated (`BadEngineUrl` when malformed); user-info in it is removed and used as the
+    API key unless `api_key` is given, which wins.
+    """
 
     def __init__(
         self, base_url: str, *, api_key: str | None = None, timeout_s: float = 30.0,
         client: httpx.Client | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self._client = client or make_client(self.base_url, timeout_s, api_key)
+        parsed = parse_engine_url(base_url)
+        self.base_url = parsed.base
+        self._client = client or make_client(self.base_url, timeout_s, api_key or parsed.api_key)
 
     def url(self, path: str) -> str:
         return f"{self.base_url}{path}"
+
+    def _error(self, message: str, kind: str) -> EngineError:
+        """An `EngineError` whose message is scrubbed of the API key."""
+        return EngineError(scrub(self._client, message), kind=kind)
 
     def close(self) -> None:
         self._client.close()

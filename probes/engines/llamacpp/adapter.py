@@ -4,17 +4,20 @@ Facts this relies on (engines.md §1): `/props` shows `speculative.types` as "no
 on, so the real state comes from `/slots`; per-request `timings` carry server counts and times, and with
 `timings_per_token` every streamed event carries cumulative counters, so bursts of accepted draft tokens can
 be reconstructed without counting chunks.
+
+HTTP goes through the shared layer (`probes.engines.http`): bearer API key (llama-server `--api-key`),
+key scrubbing, multi-line SSE and an idle timeout on the stream.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping
+from contextlib import closing
 from typing import Any
 
 import httpx
 
-from probes.base import Unavailable
+from probes.base import Unavailable, UnavailableReason
 from probes.engines.base import (
     Burst,
     CompletionResult,
@@ -24,52 +27,68 @@ from probes.engines.base import (
     SpecCounters,
     SpecState,
 )
-from probes.engines.llamacpp.legacy_http import get_json, post_stream
+from probes.engines.http import (
+    HttpAdapter,
+    get_json,
+    get_text,
+    integer,
+    number,
+    obj,
+    probe_json,
+    request_json,
+    stream_sse,
+)
 from probes.engines.prometheus import parse_prometheus, sum_by
 
 _SPEC = "llamacpp:spec_decode_"
 
 
-class LlamaCppAdapter:
-    """A running llama-server at `base_url` (loopback unless the user allowed remote)."""
+def _reason(exc: EngineError) -> UnavailableReason:
+    """The `Unavailable` reason for a failed GET: 501 means the server runs without that endpoint."""
+    if exc.status == 501:
+        return "not-supported"
+    if exc.auth_refused:
+        return "permission"
+    return "unreachable" if exc.kind in ("unreachable", "timeout") else "bad-response"
+
+
+class LlamaCppAdapter(HttpAdapter):
+    """A running llama-server at `base_url` (loopback unless the user allowed remote).
+
+    `api_key`: the server's `--api-key`, sent as a bearer token (a key in the URL's user-info works too).
+    `timeout_s`: connect/write/pool and non-stream reads; `idle_timeout_s`: the longest silence inside a
+    stream before the engine counts as hung.
+    """
 
     kind: EngineKind = "llama.cpp"
 
-    def __init__(self, base_url: str, *, timeout_s: float = 10.0, idle_timeout_s: float = 60.0) -> None:
-        self.base_url = base_url.rstrip("/")
+    def __init__(
+        self, base_url: str, *, api_key: str | None = None, timeout_s: float = 10.0,
+        idle_timeout_s: float = 60.0, client: httpx.Client | None = None,
+    ) -> None:
+        super().__init__(base_url, api_key=api_key, timeout_s=timeout_s, client=client)
         self.timeout_s = timeout_s
-        self.idle_timeout_s = idle_timeout_s  # longest silence inside a stream before we call it hung
-        self._client = httpx.Client(base_url=self.base_url, timeout=timeout_s, trust_env=False,
-                                    follow_redirects=False)
-
-    def close(self) -> None:
-        """Release the HTTP connection pool."""
-        self._client.close()
+        self.idle_timeout_s = idle_timeout_s
 
     @classmethod
     def detect(cls, client: httpx.Client, base_url: str) -> bool:
         """True when `/props` answers like llama-server (it has `build_info` and `total_slots`)."""
-        try:
-            r = client.get(f"{base_url.rstrip('/')}/props")
-            body = r.json() if r.status_code == 200 else None
-        except (httpx.HTTPError, ValueError):
-            return False
-        return isinstance(body, dict) and "build_info" in body and "total_slots" in body
+        body = probe_json(client, f"{base_url.rstrip('/')}/props")
+        return body is not None and "build_info" in body and "total_slots" in body
 
     # ---- identity -------------------------------------------------------------------------------------
 
     def info(self) -> EngineInfo:
         """Identity, model, slots and the speculation state as the server itself reports it."""
-        props = get_json(self._client, "/props")
-        if isinstance(props, Unavailable):
-            raise EngineError(f"llama-server at {self.base_url} did not answer /props: {props}",
-                              kind="unreachable" if props.reason == "unreachable" else "bad-response")
+        props = get_json(self._client, self.url("/props"))  # down, refused key, not JSON: EngineError
+        if not isinstance(props, dict):
+            raise self._error(f"{self.url('/props')} did not answer a JSON object", "bad-response")
         version = props.get("build_info") or Unavailable("not-found", "/props has no build_info")
         model_path = props.get("model_path") or Unavailable("not-found", "/props has no model_path")
         model = props.get("model_alias") or (
             str(model_path).rsplit("/", 1)[-1] if isinstance(model_path, str) else model_path)
-        n_ctx = (props.get("default_generation_settings") or {}).get("n_ctx")
-        slots_total = props.get("total_slots")
+        n_ctx = integer(obj(props, "default_generation_settings"), "n_ctx")
+        slots_total = integer(props, "total_slots")
         counters = self.spec_counters()
         rate: float | Unavailable = Unavailable("not-found", "no speculative counters yet")
         mean_len: float | Unavailable = Unavailable("not-found", "no speculative counters yet")
@@ -80,8 +99,8 @@ class LlamaCppAdapter:
         return EngineInfo(
             kind=self.kind, base_url=self.base_url, version=str(version) if isinstance(version, str) else version,
             model=model, model_path=model_path,
-            slots=int(slots_total) if isinstance(slots_total, int) else Unavailable("not-found", "no total_slots"),
-            context_size=int(n_ctx) if isinstance(n_ctx, int) else Unavailable("not-found", "no n_ctx"),
+            slots=slots_total if slots_total is not None else Unavailable("not-found", "no total_slots"),
+            context_size=n_ctx if n_ctx is not None else Unavailable("not-found", "no n_ctx"),
             spec=self.spec_state(), acceptance_rate=rate, mean_acceptance_length=mean_len,
             extra={"model_ftype": props.get("model_ftype")},
         )
@@ -90,10 +109,12 @@ class LlamaCppAdapter:
         """Speculation as the server reports it: `/slots` (`speculative` flag, and `params["speculative.types"]`
         once a slot has served a task), else a zero-token `/completion` whose `generation_settings` carry the
         types. `/props` is never used: it always shows the default "none"."""
-        slots = get_json(self._client, "/slots")
-        if isinstance(slots, Unavailable):
-            return Unavailable(slots.reason, f"/slots: {slots.detail} (the server may run with --no-slots)")
-        if not isinstance(slots, list) or not slots:
+        try:
+            slots = get_json(self._client, self.url("/slots"))
+        except EngineError as exc:
+            hint = " (the server runs with --no-slots)" if exc.status == 501 else ""
+            return Unavailable(_reason(exc), f"{exc}{hint}")
+        if not isinstance(slots, list) or not slots or not all(isinstance(s, dict) for s in slots):
             return Unavailable("bad-response", "/slots returned no slots")
         active = slots[0].get("speculative")
         params = next((s["params"] for s in slots if isinstance(s.get("params"), dict)), None)
@@ -113,23 +134,22 @@ class LlamaCppAdapter:
     def _generation_settings(self) -> dict[str, Any] | None:
         # A zero-token request (n_predict 0, no cache) returns the task parameters the server applies.
         try:
-            r = self._client.post("/completion", json={"prompt": " ", "n_predict": 0, "cache_prompt": False})
-            settings = r.json().get("generation_settings") if r.status_code == 200 else None
-        except (httpx.HTTPError, ValueError, AttributeError):
+            doc = request_json(self._client, "POST", self.url("/completion"),
+                               {"prompt": " ", "n_predict": 0, "cache_prompt": False})
+        except EngineError:
             return None
+        settings = doc.get("generation_settings") if isinstance(doc, dict) else None
         return settings if isinstance(settings, dict) else None
 
     def spec_counters(self) -> SpecCounters | Unavailable:
         """Cumulative `llamacpp:spec_decode_*` counters (needs `--metrics` and a build from 2026-07 or later)."""
         try:
-            r = self._client.get("/metrics")
-        except httpx.HTTPError as exc:
-            return Unavailable("unreachable", f"/metrics: {exc}")
-        if r.status_code == 501:
-            return Unavailable("not-supported", "the server runs without --metrics")
-        if r.status_code != 200:
-            return Unavailable("bad-response", f"/metrics answered HTTP {r.status_code}")
-        metrics = parse_prometheus(r.text)
+            scrape = get_text(self._client, self.url("/metrics"))
+        except EngineError as exc:
+            if exc.status == 501:
+                return Unavailable("not-supported", "the server runs without --metrics")
+            return Unavailable(_reason(exc), str(exc))
+        metrics = parse_prometheus(scrape)
         if f"{_SPEC}num_draft_tokens_total" not in metrics:
             return Unavailable("not-supported", "this build exposes no spec_decode_* metrics")
         per_pos = sorted(
@@ -145,21 +165,19 @@ class LlamaCppAdapter:
 
     def tokenize(self, text: str) -> list[int]:
         """Token ids of `text` (no special tokens), from the server's own tokenizer."""
-        try:
-            r = self._client.post("/tokenize", json={"content": text, "add_special": False})
-            r.raise_for_status()
-            return [int(t) for t in r.json()["tokens"]]
-        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
-            raise EngineError(f"/tokenize failed: {exc}", kind="bad-response") from exc
+        doc = request_json(self._client, "POST", self.url("/tokenize"), {"content": text, "add_special": False})
+        tokens = doc.get("tokens") if isinstance(doc, dict) else None
+        if not isinstance(tokens, list) or not all(isinstance(t, int) and not isinstance(t, bool) for t in tokens):
+            raise self._error(f"{self.url('/tokenize')} answered without a list of token ids", "bad-response")
+        return list(tokens)
 
     def apply_template(self, messages: list[dict[str, str]]) -> str:
         """The prompt text the server's chat template makes of `messages` (POST /apply-template)."""
-        try:
-            r = self._client.post("/apply-template", json={"messages": messages})
-            r.raise_for_status()
-            return str(r.json()["prompt"])
-        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
-            raise EngineError(f"/apply-template failed: {exc}", kind="bad-response") from exc
+        doc = request_json(self._client, "POST", self.url("/apply-template"), {"messages": messages})
+        prompt = doc.get("prompt") if isinstance(doc, dict) else None
+        if not isinstance(prompt, str):
+            raise self._error(f"{self.url('/apply-template')} answered without a prompt string", "bad-response")
+        return prompt
 
     # ---- requests ---------------------------------------------------------------------------------------
 
@@ -180,54 +198,54 @@ class LlamaCppAdapter:
         }
         if slot is not None:
             body["id_slot"] = slot
-        t0 = time.monotonic()
         ttft: float | None = None
         bursts: list[Burst] = []
         text_parts: list[str] = []
         final: Mapping[str, Any] | None = None
-        for event in post_stream(self._client, "/completion", body, idle_timeout_s=self.idle_timeout_s):
-            now = (time.monotonic() - t0) * 1000.0
-            content = event.get("content") or ""
-            if content and ttft is None:
-                ttft = now
-            text_parts.append(content)
-            timings = event.get("timings") or {}
-            if "predicted_n" in timings:
-                bursts.append(Burst(t_s=now / 1000.0, n_tokens=int(timings["predicted_n"]),
-                                    draft_n=_opt_int(timings.get("draft_n")),
-                                    draft_n_accepted=_opt_int(timings.get("draft_n_accepted"))))
-            if event.get("stop"):
-                final = event
-                break
-        total = (time.monotonic() - t0) * 1000.0
+        t_s = 0.0  # seconds since the request was sent, at the latest event
+        # closing(): after the final event the connection is released at once, not at garbage collection
+        with closing(stream_sse(self._client, self.url("/completion"), body,
+                                idle_timeout_s=self.idle_timeout_s)) as stream:
+            for t_s, event in stream:
+                content = event.get("content")
+                content = content if isinstance(content, str) else ""
+                if content and ttft is None:
+                    ttft = t_s * 1000.0
+                text_parts.append(content)
+                timings = obj(event, "timings")
+                n_tokens = integer(timings, "predicted_n")
+                if n_tokens is not None:
+                    bursts.append(Burst(t_s=t_s, n_tokens=n_tokens, draft_n=integer(timings, "draft_n"),
+                                        draft_n_accepted=integer(timings, "draft_n_accepted")))
+                if event.get("stop"):
+                    final = event
+                    break
+        total = t_s * 1000.0
         if final is None:
-            raise EngineError("the stream ended before the server sent its final event "
-                              "(the engine may have crashed)", kind="stream-broken")
+            raise self._error(f"the stream from {self.url('/completion')} ended before the server sent its "
+                              "final event (the engine may have crashed)", "stream-broken")
         return _result(final, "".join(text_parts), ttft if ttft is not None else total, total, bursts)
-
-
-def _opt_int(value: object) -> int | None:
-    return int(value) if isinstance(value, int | float) else None
 
 
 def _result(final: Mapping[str, Any], text: str, ttft_ms: float, total_ms: float,
             bursts: list[Burst]) -> CompletionResult:
-    timings = final.get("timings")
-    if not isinstance(timings, dict) or "predicted_n" not in timings:
+    timings = obj(final, "timings")
+    completion = integer(timings, "predicted_n")
+    if timings is None or completion is None:
         raise EngineError("the final event carries no server timings", kind="bad-response")
-    draft_n = _opt_int(timings.get("draft_n"))
+    draft_n = integer(timings, "draft_n")
     return CompletionResult(
         text=text,
-        prompt_tokens=_opt_int(timings.get("prompt_n")),
-        cached_tokens=_opt_int(timings.get("cache_n")),
-        completion_tokens=int(timings["predicted_n"]),
-        prompt_ms=float(timings["prompt_ms"]) if "prompt_ms" in timings else None,
-        decode_ms=float(timings["predicted_ms"]) if "predicted_ms" in timings else None,
+        prompt_tokens=integer(timings, "prompt_n"),
+        cached_tokens=integer(timings, "cache_n"),
+        completion_tokens=completion,
+        prompt_ms=number(timings, "prompt_ms"),
+        decode_ms=number(timings, "predicted_ms"),
         # The server omits draft fields when nothing was drafted; with speculation on that means 0.
         draft_tokens=draft_n,
-        draft_accepted=_opt_int(timings.get("draft_n_accepted")) if draft_n is not None else None,
+        draft_accepted=integer(timings, "draft_n_accepted") if draft_n is not None else None,
         ttft_ms=ttft_ms, total_ms=total_ms,
         stop_reason=str(final.get("stop_type")) if final.get("stop_type") else None,
         bursts=tuple(bursts),
-        raw_timings={k: float(v) for k, v in timings.items() if isinstance(v, int | float)},
+        raw_timings={k: float(v) for k, v in timings.items() if isinstance(v, int | float) and not isinstance(v, bool)},
     )
