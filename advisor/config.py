@@ -54,6 +54,8 @@ class CheckConfig:
     engine_url: str | None = None            # attach mode: measure this server as configured
     engine_url_b: str | None = None          # attach mode: the other arm (spec on when engine_url is off, …)
     allow_remote: bool = False
+    # attach mode: the engine's API key. Never stored: `to_dict`, the evidence and the history leave it out.
+    api_key: str | None = field(default=None, repr=False)
     llama_server: str | None = None          # managed mode: explicit binary
     model: Path | None = None                # managed mode: target GGUF (default: the demo model)
     spec_type: str = "ngram-mod"
@@ -104,6 +106,7 @@ class CheckConfig:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form written into evidence.json."""
         d = asdict(self)
+        d.pop("api_key", None)
         for key in ("model", "draft_model", "prompts_file", "out_dir"):
             d[key] = str(d[key]) if d[key] is not None else None
         d["steps"] = list(self.steps)

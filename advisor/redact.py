@@ -12,6 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from probes.engines.urls import redact_url_userinfo
+
 MASK = "[REDACTED]"
 
 # Key words whose *value* is a secret. Matched against the words of a key ("X-Api-Key" → x, api, key),
@@ -35,8 +37,6 @@ _TEXT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
      r"\1\2" + MASK),
     # a bare `token` only with `=` (URL queries, flags): "first token: 12 ms" in a log is a measurement
     (re.compile(r"(?i)\b(--?token|token)(=)([^\s&\"',;]+)"), r"\1\2" + MASK),
-    # credentials embedded in a URL: scheme://user:pass@host
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/\s:@]+:[^/\s@]+@"), r"\1" + MASK + "@"),
 )
 
 
@@ -59,7 +59,9 @@ def is_secret_key(key: str) -> bool:
 
 
 def redact_text(text: str) -> str:
-    """Mask secret-looking substrings (bearer tokens, sk-… keys, key=value pairs, URL passwords)."""
+    """Mask secret-looking substrings (bearer tokens, sk-… keys, key=value pairs, URL user-info)."""
+    # `http://KEY@host` and `http://user:KEY@host`: engine URLs carry API keys this way (probes/engines/urls.py)
+    text = redact_url_userinfo(text)
     for pattern, replacement in _TEXT_PATTERNS:
         text = pattern.sub(replacement, text)
     return text

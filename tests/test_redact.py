@@ -121,3 +121,10 @@ def test_log_filter_masks_messages_and_exceptions() -> None:
     text = stream.getvalue()
     _assert_clean(text, "log stream")
     assert MASK in text and "RuntimeError" in text
+
+
+def test_a_key_carried_as_url_user_info_is_masked_in_text() -> None:
+    from advisor.redact import redact_text
+
+    for text in ("attach http://SECRET-CANARY-9@127.0.0.1:8080/v1", "https://me:SECRET-CANARY-9@host:8443"):
+        assert "SECRET-CANARY-9" not in redact_text(text)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -21,6 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.config import ALL_STEPS, CheckConfig, StepId
+from advisor.errors import UserError
+from advisor.run.passthrough import check_server_args
 from advisor.workloads import load_library, load_user_prompts
 from advisor.workloads.mix import normalise, parse_mix
 from probes.engines.discovery import Discovered
@@ -66,6 +69,12 @@ class CheckForm(QWidget):
         self.prompts.activated.connect(self._prompts_picked)
         self.mix = QLineEdit()  # category=weight,… for the A/B; empty: every kind of task equally
         self.mix.setClearButtonEnabled(True)
+        # the user's own llama-server options for both launched servers (check … -- in the CLI)
+        self.server_args = QLineEdit()
+        self.server_args.setClearButtonEnabled(True)
+        self.api_key = QLineEdit()  # an attached server's key: held in memory only, never stored
+        self.api_key.setEchoMode(QLineEdit.EchoMode.Password)
+        self.api_key.setEnabled(False)
         self.quick, self.full = QRadioButton(), QRadioButton()
         self.quick.setChecked(True)
         self._mode = QButtonGroup(self)
@@ -74,11 +83,11 @@ class CheckForm(QWidget):
         self.form = QFormLayout(self)
         self.form.setContentsMargins(0, 0, 0, 0)
         self.form.setHorizontalSpacing(16)
-        self.labels = [QLabel() for _ in range(8)]
+        self.labels = [QLabel() for _ in range(10)]
         rows = [_row(self.engine, self.browse_engine, self.scan), _row(self.model, self.browse_model),
                 _row(self.spec, fill=False), _row(self.draft, self.browse_draft, self.clear_draft),
                 _row(self.concurrency, fill=False), _row(self.prompts), _row(self.mix),
-                _row(self.quick, self.full, fill=False)]
+                _row(self.server_args), _row(self.api_key), _row(self.quick, self.full, fill=False)]
         for label, row in zip(self.labels, rows, strict=True):
             self.form.addRow(label, row)
         self.set_spec_types([DEFAULT_SPEC])
@@ -124,6 +133,8 @@ class CheckForm(QWidget):
     def _engine_picked(self) -> None:
         attached = self.attached_url() is not None
         self.browse_model.setEnabled(not attached)  # a running server already has its model loaded
+        self.server_args.setEnabled(not attached)  # an attached server runs with its own options
+        self.api_key.setEnabled(attached)
         self.engine_changed.emit()
 
     def _browse_engine(self) -> None:
@@ -186,15 +197,29 @@ class CheckForm(QWidget):
                            model=None if self.attached_url() else self.model_path,
                            spec_type=self.spec.currentText() or DEFAULT_SPEC, draft_model=self.draft_path,
                            prompts_file=self.prompts_path, concurrency_expected=self.concurrency.value(),
-                           mix=self.mix_weights())
+                           mix=self.mix_weights(), server_args=self.own_server_args(),
+                           api_key=(self.api_key.text().strip() or None) if self.attached_url() else None)
+
+    def own_server_args(self) -> tuple[str, ...]:
+        """The typed llama-server options, split like a shell would; a flag spec-advisor owns raises UserError."""
+        if self.attached_url():
+            return ()
+        try:
+            words = shlex.split(self.server_args.text())
+        except ValueError as exc:
+            raise UserError(tr("pick.server_args_bad", error=str(exc))) from None
+        return check_server_args(words)
 
     def retranslate(self) -> None:
         """Labels and item texts in the current language."""
         for label, key in zip(self.labels, ("pick.engine", "pick.model", "pick.spec", "pick.draft",
-                                            "pick.concurrency", "pick.prompts", "pick.mix", "pick.mode"),
+                                            "pick.concurrency", "pick.prompts", "pick.mix", "pick.server_args",
+                                            "pick.api_key", "pick.mode"),
                               strict=True):
             label.setText(tr(key))
         self.mix.setPlaceholderText(tr("pick.mix_hint"))
+        self.server_args.setPlaceholderText(tr("pick.server_args_hint"))
+        self.api_key.setPlaceholderText(tr("pick.api_key_hint"))
         self.browse_engine.setText(tr("pick.browse_engine"))
         self.scan.setText(tr("pick.scan"))
         self.browse_model.setText(tr("pick.browse"))

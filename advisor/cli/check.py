@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
@@ -19,6 +20,7 @@ from advisor.history.store import RunStore
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_server_args
 from advisor.run.session import Session
+from probes.engines.urls import BadEngineUrl, EngineUrl, parse_engine_url
 
 NAME = "check"
 HELP = "measure speculative decoding on this machine and give a verdict"
@@ -49,6 +51,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the verdict as JSON on stdout")
     p.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted (see `history`)")
     p.add_argument("--no-history", action="store_true", help="do not record this run in the history database")
+    add_api_key_options(p)
     p.add_argument("--no-tune", action="store_true",
                    help="measure the method at the engine's default draft length instead of choosing the best")
     p.add_argument("server_args", nargs="*", metavar="-- LLAMA_SERVER_ARGS",
@@ -69,6 +72,13 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     """Validate the arguments into a `CheckConfig`."""
     if args.engine_url_b and not args.engine_url:
         raise UserError("--engine-url-b needs --engine-url")
+    # A key in a URL's user-info moves to the (never stored) api_key; the URLs kept in the evidence have none.
+    api_key = api_key_from(args)
+    urls: list[str | None] = []
+    for url in (args.engine_url, args.engine_url_b):
+        parsed = _engine_url(url)
+        urls.append(parsed.base if parsed else None)
+        api_key = api_key or (parsed.api_key if parsed else None)
     if args.draft_max is not None and args.draft_max < 1:
         raise UserError("--draft-max must be at least 1")
     server_args = check_server_args(args.server_args or ())
@@ -97,12 +107,22 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
     return CheckConfig(
-        quick=args.quick, steps=steps, engine_url=args.engine_url,  # type: ignore[arg-type]
-        engine_url_b=args.engine_url_b, allow_remote=args.allow_remote, llama_server=args.llama_server,
+        quick=args.quick, steps=steps, engine_url=urls[0],  # type: ignore[arg-type]
+        engine_url_b=urls[1], allow_remote=args.allow_remote, llama_server=args.llama_server,
         model=args.model, spec_type=spec_type, draft_model=args.draft_model, draft_max=args.draft_max,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
         threads=args.threads, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts, server_args=server_args,
+        api_key=api_key,
     )
+
+
+def _engine_url(url: str | None) -> EngineUrl | None:
+    if not url:
+        return None
+    try:
+        return parse_engine_url(url)
+    except BadEngineUrl as exc:
+        raise UserError(str(exc), hint="example: --engine-url http://127.0.0.1:8080") from exc
 
 
 def run(args: argparse.Namespace) -> int:

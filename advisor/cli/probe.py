@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from advisor.cli.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
@@ -15,7 +16,7 @@ from advisor.run.environment import gather
 from probes.base import Unavailable
 from probes.engines.discovery import identify, scan_loopback
 from probes.engines.llamacpp.binary import find_llama_server
-from probes.engines.urls import BadEngineUrl, is_loopback, normalise_url
+from probes.engines.urls import BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
 from probes.serialize import to_jsonable
 
 NAME = "probe"
@@ -29,22 +30,26 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--allow-remote", action="store_true", help="allow an engine URL that is not on this machine")
     p.add_argument("--model", type=Path, help="a model file (GGUF) or Hugging Face folder to analyse")
     p.add_argument("--llama-server", help="path of a llama-server binary to inspect")
+    add_api_key_options(p)
     p.add_argument("--no-scan", action="store_true", help="do not look for engines on the default local ports")
 
 
-def engine_report(url: str, allow_remote: bool) -> dict[str, Any]:
+def engine_report(url: str, allow_remote: bool, api_key: str | None = None) -> dict[str, Any]:
     """Identify the engine at `url`; every way it can fail is a UserError the user can act on."""
     try:
-        base = normalise_url(url)
-    except BadEngineUrl as exc:
+        parsed = parse_engine_url(url)
+        key = check_api_key(api_key) if api_key else parsed.api_key
+    except (BadEngineUrl, BadApiKey) as exc:
         raise UserError(str(exc), hint="example: --engine-url http://127.0.0.1:8080") from exc
+    base = parsed.base
     if not allow_remote and not is_loopback(base):
         raise UserError(f"{base} is not on this machine", hint="pass --allow-remote to probe a remote engine")
-    found = identify(base)
+    found = identify(base, api_key=key)
     if found.info is None:
         problem = found.problem or Unavailable("error")
         hints = {"unreachable": "is the engine running, and on this port?",
-                 "bad-response": "point --engine-url at the engine's own port (llama-server defaults to 8080)"}
+                 "bad-response": "point --engine-url at the engine's own port (llama-server defaults to 8080)",
+                 "permission": f"give the key with --api-key-file, {ENV_VAR} or http://KEY@host:port"}
         raise UserError(f"no LLM engine at {base}: {problem.detail or problem.reason}",
                         hint=hints.get(problem.reason, ""))
     plain = to_jsonable(found.info)
@@ -54,7 +59,7 @@ def engine_report(url: str, allow_remote: bool) -> dict[str, Any]:
 
 def collect(args: argparse.Namespace) -> dict[str, Any]:
     """Everything `probe` reports, JSON-ready."""
-    engine = engine_report(args.engine_url, args.allow_remote) if args.engine_url else None
+    engine = engine_report(args.engine_url, args.allow_remote, api_key_from(args)) if args.engine_url else None
     binary = find_llama_server(args.llama_server)
     if isinstance(binary, Unavailable) and args.llama_server:
         raise UserError(f"cannot use --llama-server {args.llama_server}: {binary.detail or binary.reason}")

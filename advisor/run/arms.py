@@ -161,7 +161,7 @@ def attach(config: CheckConfig) -> Arms:
 
     urls = [u for u in (config.engine_url, config.engine_url_b) if u]
     try:
-        adapters = [connect(u, allow_remote=config.allow_remote) for u in urls]
+        adapters = [connect(u, allow_remote=config.allow_remote, api_key=config.api_key) for u in urls]
     except EngineConnectError as exc:
         raise UserError(str(exc), hint="is the engine running? `spec-advisor probe` lists what it finds") from exc
     states = [_spec_active(a) for a in adapters]
