@@ -18,27 +18,30 @@ from ui.charts.batch import BatchChart
 from ui.charts.canary import CanaryChart
 from ui.charts.decode import DecodeChart
 from ui.charts.telemetry import TelemetryChart
+from ui.charts.tuner import SurfaceChart, TunerChart
 from ui.charts.verify import VerifyChart
 
 log = logging.getLogger(__name__)
+COLUMNS = 5
 REDRAW_HZ = 15  # fast enough to look live, slow enough that a 2-core machine keeps measuring undisturbed
 
 
 class ChartPanel(QWidget):
-    """Eight charts in a 4×2 grid; `handle(event)` is cheap, `redraw()` runs from a QTimer."""
+    """Ten charts in a 5×2 grid, in step order; `handle(event)` is cheap, `redraw()` runs from a QTimer."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.decode, self.categories, self.positions = DecodeChart(), CategoryChart(), PositionChart()
         self.canary, self.verify, self.batch = CanaryChart(), VerifyChart(), BatchChart()
         self.ab, self.telemetry = ABChart(), TelemetryChart()
-        self.charts: list[LiveChart] = [self.decode, self.categories, self.positions, self.canary,
-                                        self.verify, self.batch, self.ab, self.telemetry]
+        self.tuner, self.surface = TunerChart(), SurfaceChart()
+        self.charts: list[LiveChart] = [self.decode, self.categories, self.positions, self.canary, self.verify,
+                                        self.tuner, self.surface, self.batch, self.ab, self.telemetry]
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(8)
         for i, chart in enumerate(self.charts):
-            grid.addWidget(chart, i // 4, i % 4)
+            grid.addWidget(chart, i // COLUMNS, i % COLUMNS)
         self.timer = QTimer(self)
         self.timer.setInterval(1000 // REDRAW_HZ)
         self.timer.timeout.connect(self.redraw)
