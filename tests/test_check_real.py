@@ -26,7 +26,10 @@ def test_quick_check_runs_every_step_and_flags_the_trap(demo_model: Path, llama_
     evidence = json.loads((out / "evidence.json").read_text())
     steps = evidence["steps"]
     assert [s for s in steps if steps[s]["status"] != "done"] == []
-    assert set(steps) == {"preflight", "baseline", "acceptance", "verify", "batch", "ab"}
+    assert set(steps) == {"preflight", "baseline", "acceptance", "verify", "tune", "batch", "ab"}
+    # the tuner chose a draft length and the A/B measured exactly its flags
+    assert printed["tuner"]["k"] in steps["tune"]["evidence"]["ks"]
+    assert steps["ab"]["evidence"]["on_argv"] == printed["tuner"]["argv"]
     canary = steps["acceptance"]["evidence"]["canary"]
     assert len(canary["repeats"]) == QUICK.canary_repeats
     # n-gram drafting reuses what the server already generated, so repeats of one prompt get faster.

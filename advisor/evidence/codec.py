@@ -3,7 +3,7 @@
 Encoding is `probes.serialize.to_jsonable` (an `Unavailable` becomes {"unavailable": reason, "detail": …})
 with non-finite floats written as null, so the file is strict JSON every reader accepts. Decoding walks the
 target type: dataclasses (unknown keys ignored, so newer files still load; missing keys take the field's
-default), `X | None`, `X | Unavailable`, `tuple[T, ...]`, `Mapping[str, T]`, `Literal`, `Enum`, `Path` and
+default), `X | None`, `X | Unavailable`, `tuple[T, ...]`, `Mapping[str, T]` (and `Mapping[int, T]`), `Literal`, `Enum`, `Path` and
 plain scalars (null in a plain `float` field is NaN, the inverse of the encoder). Anything that does not fit
 raises `EvidenceError` naming the path of the bad value ("steps.ab.evidence.ci_low: expected a number, got
 'x'"), never a KeyError or TypeError deep inside a reader.
@@ -172,8 +172,18 @@ def _mapping(tp: Any, data: Any, path: str, depth: int) -> Any:
     if not isinstance(data, Mapping):
         raise _fail(path, "an object", data)
     args = get_args(tp)
-    value_tp = args[1] if len(args) == 2 else Any
-    return {str(k): _decode(value_tp, v, f"{path}.{k}", depth + 1) for k, v in data.items()}
+    key_tp, value_tp = (args[0], args[1]) if len(args) == 2 else (str, Any)
+    return {_key(key_tp, k, path): _decode(value_tp, v, f"{path}.{k}", depth + 1) for k, v in data.items()}
+
+
+def _key(tp: Any, key: Any, path: str) -> Any:
+    """JSON object keys are text; `Mapping[int, …]` keys (a draft length → a value) read back as ints."""
+    if tp is int:
+        try:
+            return int(key)
+        except (TypeError, ValueError):
+            raise _fail(f"{path}.{key}", "a whole-number key", key) from None
+    return str(key)
 
 
 def _dataclass(cls: type, data: Any, path: str, depth: int) -> Any:

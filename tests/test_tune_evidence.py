@@ -1,0 +1,102 @@
+"""The tuner's evidence downstream: facts describe the chosen setting, the `tuner` key pairs the prediction
+with the A/B that measured it, the report (en + zh) and the CLI summary carry the choice, and model text is
+escaped."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+
+import pytest
+
+from advisor.cli.summary import print_summary
+from advisor.events import SessionDone
+from advisor.evidence.codec import encode
+from advisor.evidence.io import evidence_from_json
+from advisor.evidence.schema import Evidence, StepRecord
+from advisor.evidence.tuner import KSpeedup, MethodProbe, SurfacePoint, TuneEvidence, TunerChoice
+from advisor.facts.from_evidence import facts_from_evidence
+from advisor.report.model import build_report
+from advisor.report.render_html import render_html
+from advisor.report.render_markdown import render_markdown
+from advisor.tune.summary import tuner_summary
+from tests.report_sample import sample_run, sample_verdict
+
+ARGV = ("--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "4", "--spec-ngram-mod-n-min", "4")
+
+
+def _tuned(applied: bool = True, measured_argv: tuple[str, ...] = ARGV, method: str = "ngram-mod") -> Evidence:
+    run = sample_run()
+    curve = tuple(KSpeedup(k, s, {"code": s + 0.05, "chat": s - 0.05}, 1.0 + s / 3, 0.9 - 0.04 * k, 1 + 0.9 * k)
+                  for k, s in ((1, 1.05), (2, 1.10), (4, 1.16), (8, 1.12), (16, 1.01)))
+    probes = (MethodProbe(method=method, k_max=16, argv=ARGV, curve=curve, best_k=4, best_speedup=1.16,
+                          overhead=0.08),
+              MethodProbe(method="ngram-simple", k_max=16, skipped="the engine reported no per-position counters"))
+    tune = TuneEvidence(ks=(1, 2, 4, 8, 16), t1_ms=8.2, methods=probes, breakeven_tau={1: 1.1, 4: 1.3, 16: 2.2},
+                        surface=(SurfacePoint(4, 2.5, 2.4, 0.4, 130.0, 1.12, 1.10, 1.5),),
+                        surface_model_rel_err_median=0.02, verify_ratio_at_choice=1.13,
+                        choice=TunerChoice(method=method, k=4, argv=ARGV if applied else (), predicted_speedup=1.16,
+                                           predicted_per_category={"code": 1.21}, applied=applied))
+    ab = dataclasses.replace(run.steps["ab"].evidence, on_argv=measured_argv,  # type: ignore[type-var]
+                             on_params={"--spec-ngram-mod-n-max": "4"})
+    steps = {**run.steps, "tune": StepRecord("done", elapsed_s=30.0, evidence=tune),
+             "ab": dataclasses.replace(run.steps["ab"], evidence=ab)}
+    ev = dataclasses.replace(run, steps=steps)
+    return dataclasses.replace(ev, tuner=tuner_summary(ev))
+
+
+def test_facts_describe_the_chosen_setting_once_it_was_applied() -> None:
+    facts = facts_from_evidence(_tuned())
+    assert facts["spec.draft_max"] == 4 and facts["tuner.k"] == 4 and facts["spec.method"] == "ngram-mod"
+    assert facts["acceptance.rate"] == pytest.approx(0.9 - 0.16)   # replayed at k = 4, not the run at 16
+    assert "acceptance.rate_ci_low" not in facts                    # that CI was for the run at 16
+    assert facts["verify.cost_ratio_at_draft_max"] == pytest.approx(1.13)
+    assert facts["spec.argv"] == " ".join(ARGV)                     # what the A/B measured
+    assert facts["tuner.prediction_rel_err"] == pytest.approx(abs(1.16 / 1.18 - 1))
+
+
+def test_advice_only_leaves_the_measured_setting_in_the_facts() -> None:
+    facts = facts_from_evidence(_tuned(applied=False))
+    assert facts["tuner.k"] == 4 and facts["spec.draft_max"] == 8 and "tuner.prediction_rel_err" not in facts
+
+
+def test_the_summary_pairs_the_prediction_only_with_an_ab_of_the_same_flags() -> None:
+    summary = tuner_summary(_tuned())
+    assert summary is not None and summary.measured_speedup == pytest.approx(1.18)
+    other = tuner_summary(_tuned(measured_argv=("--spec-type", "ngram-mod")))
+    assert other is not None and other.measured_speedup is None and other.prediction_rel_err is None
+
+
+def test_the_tuner_key_survives_evidence_json() -> None:
+    ev = _tuned()
+    back = evidence_from_json(json.loads(json.dumps(encode(ev))))
+    assert back.tuner == ev.tuner and back.tune == ev.tune
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_both_reports_show_the_choice_the_curve_and_the_surface(lang: str) -> None:
+    ev = _tuned()
+    report = build_report(ev, facts_from_evidence(ev), sample_verdict())
+    section = report["tuner"]
+    assert section["k"] == 4 and section["measured_speedup"] == pytest.approx(1.18)
+    assert {c["id"] for c in section["charts"]} == {"tuner_curve", "surface"}
+    md, html = render_markdown(report, lang), render_html(report, lang)
+    heading = "Best settings" if lang == "en" else "最佳设置"
+    assert heading in md and heading in html
+    assert "ngram-simple" in md and "1.16×" in md
+    assert "<svg" in html.split(heading, 1)[1]
+
+
+def test_a_hostile_method_name_is_escaped_in_html() -> None:
+    ev = _tuned(method="<script>alert(1)</script>")
+    html = render_html(build_report(ev, facts_from_evidence(ev), sample_verdict()), "en")
+    assert "<script>alert(1)</script>" not in html
+
+
+def test_the_cli_summary_prints_the_choice() -> None:
+    out = io.StringIO()
+    ev = _tuned()
+    print_summary(ev, SessionDone(status="complete", run_dir="", verdict=sample_verdict()), out)
+    text = out.getvalue()
+    assert "tuner: Chosen: ngram-mod, draft length 4." in text and "measured 1.18×" in text
