@@ -3,10 +3,10 @@
 Encoding is `probes.serialize.to_jsonable` (an `Unavailable` becomes {"unavailable": reason, "detail": …})
 with non-finite floats written as null, so the file is strict JSON every reader accepts. Decoding walks the
 target type: dataclasses (unknown keys ignored, so newer files still load; missing keys take the field's
-default), `X | None`, `X | Unavailable`, `tuple[T, ...]`, `Mapping[str, T]` (and `Mapping[int, T]`), `Literal`, `Enum`, `Path` and
-plain scalars (null in a plain `float` field is NaN, the inverse of the encoder). Anything that does not fit
-raises `EvidenceError` naming the path of the bad value ("steps.ab.evidence.ci_low: expected a number, got
-'x'"), never a KeyError or TypeError deep inside a reader.
+default), `X | None`, `X | Unavailable`, `tuple[T, ...]`, `Mapping[str, T]` (and `Mapping[int, T]`),
+`Literal`, `Enum`, `Path` and plain scalars (null in a plain `float` field is NaN, the inverse of the
+encoder). Anything that does not fit raises `EvidenceError` naming the path of the bad value
+("steps.ab.evidence.ci_low: expected a number, got 'x'"), never a KeyError or TypeError deep inside a reader.
 """
 
 from __future__ import annotations
