@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.config import ALL_STEPS, CheckConfig, StepId
+from advisor.workloads import CATEGORIES
 from probes.engines.discovery import Discovered
 from ui.strings import tr
 
@@ -184,7 +185,7 @@ class CheckForm(QWidget):
         self.prompts.blockSignals(True)
         self.prompts.clear()
         name = self.prompts_path.name if self.prompts_path else "…"
-        self.prompts.addItems([tr("pick.prompts_bundled"), tr("pick.prompts_file", name=name)])
+        self.prompts.addItems([tr("pick.prompts_bundled", n=len(CATEGORIES)), tr("pick.prompts_file", name=name)])
         self.prompts.setCurrentIndex(1 if self.prompts_path else 0)
         self.prompts.blockSignals(False)
         self.quick.setText(tr("pick.quick"))
