@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from advisor.config import ALL_STEPS, CheckConfig, StepId
 from advisor.errors import UserError
 from advisor.run.passthrough import check_server_args
-from advisor.workloads import load_library, load_user_prompts
+from advisor.workloads import CATEGORIES, load_library, load_user_prompts
 from advisor.workloads.mix import normalise, parse_mix
 from probes.engines.discovery import Discovered
 from ui.strings import tr
@@ -229,7 +229,7 @@ class CheckForm(QWidget):
         self.prompts.blockSignals(True)
         self.prompts.clear()
         name = self.prompts_path.name if self.prompts_path else "…"
-        self.prompts.addItems([tr("pick.prompts_bundled"), tr("pick.prompts_file", name=name)])
+        self.prompts.addItems([tr("pick.prompts_bundled", n=len(CATEGORIES)), tr("pick.prompts_file", name=name)])
         self.prompts.setCurrentIndex(1 if self.prompts_path else 0)
         self.prompts.blockSignals(False)
         self.quick.setText(tr("pick.quick"))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-Category = Literal["code", "chat", "json", "summarization", "translation", "math", "creative", "editing"]
+Category = Literal[
+    "code", "chat", "json", "summarization", "translation", "math", "creative", "editing", "refactor"
+]
 CATEGORIES: Final[tuple[Category, ...]] = (
     "code",
     "chat",
@@ -15,6 +17,7 @@ CATEGORIES: Final[tuple[Category, ...]] = (
     "math",
     "creative",
     "editing",
+    "refactor",
 )
 
 # "profile" feeds the acceptance step, "ab" is held out for the A/B so the A/B never replays a prompt the

@@ -64,6 +64,16 @@ def test_chinese_verdict(window, saved_run: Path) -> None:  # type: ignore[no-un
     assert window.nav["history"].text() == "History"
 
 
+def test_prompt_picker_names_the_number_of_bundled_categories(window) -> None:  # type: ignore[no-untyped-def]
+    from advisor.workloads import CATEGORIES
+
+    prompts = window.start_view.form.prompts
+    assert prompts.itemText(0) == f"Bundled library ({len(CATEGORIES)} task categories)"
+    window.set_language("zh")
+    assert prompts.itemText(0) == f"内置提示词库（{len(CATEGORIES)} 类任务）"
+    window.set_language("en")
+
+
 def test_history_lists_and_compares_two_runs(qtbot, saved_run: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     for name, created in (("run-a", "2026-01-01T10:00:00+00:00"), ("run-b", "2026-01-02T10:00:00+00:00")):
         shutil.copytree(saved_run, tmp_path / name)
