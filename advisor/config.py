@@ -25,14 +25,15 @@ class Budget:
     batch_requests_per_slot: int
     ab_max_pairs: int
     warmup_requests: int = 2
+    batch_rounds: int = 3            # paired on/off rounds per concurrency level (their spread gives the CI)
 
 
 QUICK = Budget(max_tokens=64, baseline_prompts=6, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
                verify_repeats=3, verify_depth_tokens=256, batch_levels=(1, 2, 4), batch_requests_per_slot=1,
-               ab_max_pairs=20)
+               ab_max_pairs=20, batch_rounds=3)
 FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, canary_repeats=10, canary_reruns=6,
               verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
-              ab_max_pairs=60)
+              ab_max_pairs=60, batch_rounds=5)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ CLASSES: tuple[type, ...] = (
     warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard, steps.BaselineEvidence,
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
     steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyPoint, steps.BatchEvidence,
-    steps.BatchLevel, steps.ABEvidence, units.AcceptanceUnit, units.CounterDelta, units.VerifyUnit,
-    units.ABUnit, units.ArmResult,
+    steps.BatchLevel, steps.BatchRound, steps.ABEvidence, units.AcceptanceUnit, units.CounterDelta,
+    units.VerifyUnit, units.ABUnit, units.ArmResult,
 )
 _COMMENT = re.compile(r"^\s+(\w+)\s*:[^#\n]*#\s*(.+)$")
 
