@@ -80,7 +80,7 @@ def test_facts_describe_the_users_concurrency_or_the_next_level_above(concurrenc
 
 
 def test_facts_that_contradict_each_other_are_refused() -> None:
-    with pytest.raises(FactsError, match="batch.ci_low_at_concurrency"):
+    with pytest.raises(FactsError, match=r"batch\.ci_low_at_concurrency"):
         check_facts({"batch.ci_low_at_concurrency": 1.2, "batch.speedup_at_concurrency": 1.1})
     with pytest.raises(FactsError, match="pays_up_to"):
         check_facts({"batch.pays_up_to": 4, "batch.stops_paying_at": 4})
@@ -134,7 +134,7 @@ def test_the_policy_holds_the_numbers_and_refuses_nonsense(tmp_path: Path) -> No
     (tmp_path / "policy.toml").write_text("[batch]\nbreak_even = 1.05\n", encoding="utf-8")
     assert load_policy(user_dir=tmp_path).batch.break_even == 1.05
     (tmp_path / "policy.toml").write_text("[batch]\nbreak_even = 0.9\n", encoding="utf-8")
-    with pytest.raises(PolicyError, match="batch.break_even"):
+    with pytest.raises(PolicyError, match=r"batch\.break_even"):
         load_policy(user_dir=tmp_path)
 
 
