@@ -33,16 +33,17 @@ class Budget:
     tune_probe_per_category: int = 1
     surface_points: tuple[tuple[int, float], ...] = ()
     surface_requests: int = 2
+    batch_rounds: int = 3            # paired on/off rounds per concurrency level (their spread gives the CI)
 
 
 QUICK = Budget(max_tokens=64, baseline_prompts=6, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
                verify_repeats=3, verify_depth_tokens=256, batch_levels=(1, 2, 4), batch_requests_per_slot=1,
-               ab_max_pairs=20, surface_points=((4, 2.5), (16, 4.0)))
+               ab_max_pairs=20, surface_points=((4, 2.5), (16, 4.0)), batch_rounds=3)
 FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, canary_repeats=10, canary_reruns=6,
               verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
               ab_max_pairs=60, tune_methods=("ngram-simple", "ngram-map-k"), tune_probe_per_category=3,
               surface_points=tuple((k, tau) for k in (2, 4, 8, 16) for tau in (1.5, 2.5, 4.0) if tau <= k + 1),
-              surface_requests=3)
+              surface_requests=3, batch_rounds=5)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,14 +24,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from advisor.config import QUICK, TUNE_KS, CheckConfig
+from advisor.config import QUICK, TUNE_KS, CheckConfig, StepId
 from advisor.run.session import Session
 from bench.common import stop_cleanly_on_sigterm
 
 GAP, TIME, PRED, SURFACE = ("tuner_kstar_gap", "tuner_time_ratio", "tuner_prediction_rel_err_median",
                             "synthetic_surface_model_rel_err_median")
 KEYS = (GAP, TIME, PRED, SURFACE)
-TUNER_STEPS = ("baseline", "acceptance", "verify", "tune", "ab")
+TUNER_STEPS: tuple[StepId, ...] = ("baseline", "acceptance", "verify", "tune", "ab")
 
 
 def _session(config: CheckConfig, out: Path) -> tuple[dict[str, Any], float]:

@@ -1,8 +1,9 @@
 """The conditions no rule file may relax: an ENABLE needs all of them, or it becomes INCONCLUSIVE.
 
 DESIGN §4 step 2 and §5, reliability.md A14: a measured A/B whose lower bound is above break-even, enough
-pairs, no repeated-prompt workload, no trap or throttling flag, every A/B guard passing, and — for a
-cache-based method whose A/B did not start on a fresh server — a canary that rules out repeat inflation.
+pairs, no repeated-prompt workload, no trap or throttling flag, every A/B guard passing, for a cache-based
+method whose A/B did not start on a fresh server a canary that rules out repeat inflation, and no paired
+concurrency-sweep CI at the user's concurrency lying wholly below break-even (DESIGN §4 step 4).
 The numbers are the policy's (rules/policy.toml); where the user's override and the built-in policy differ,
 the stricter applies, so an override can tighten an invariant but never relax it. Each invariant is
 reported as a trace check (rule "invariants"), so the trace shows why ENABLE was withheld.
@@ -71,6 +72,13 @@ def invariant_checks(facts: Mapping[str, object], policy: Policy) -> list[Blocke
     for name, text in (("measurement.trap_suspected", "a caching trap was flagged"),
                        ("measurement.throttled", "the GPU throttled during measurement")):
         out.append(Blocker(_check(name, "is-true", None, facts.get(name), facts.get(name) is True), text))
+    # The sweep's break-even may be raised by an override (stricter), never lowered.
+    batch_even = max(policy.batch.break_even, built_in.batch.break_even)
+    at_c = _num(facts, "batch.ci_high_at_concurrency")
+    out.append(Blocker(_check("batch.ci_high_at_concurrency", "<", batch_even, at_c,
+                              at_c is not None and at_c < batch_even),
+                       f"at your concurrency the paired sweep's whole CI lies below {batch_even:.2f}× "
+                       "(speculation is slower there)"))
     guards = facts.get("ab.guards_passed")
     out.append(Blocker(_check("ab.guards_passed", "is-false", None, guards, guards is False), "an A/B guard failed"))
     return out

@@ -30,6 +30,14 @@ class PolicyError(UserError):
 
 
 @dataclass(frozen=True, slots=True)
+class BatchPolicy:
+    """Where the concurrency sweep says speculation pays (ratios ×) and the level of its per-level CIs."""
+
+    break_even: float
+    ci_level: float
+
+
+@dataclass(frozen=True, slots=True)
 class CanaryPolicy:
     """Limits of the repeated-prompt canary."""
 
@@ -87,6 +95,7 @@ class Policy:
     """Every policy number, by table."""
 
     ab: ABPolicy
+    batch: BatchPolicy
     canary: CanaryPolicy
     baseline: BaselinePolicy
     bottleneck: BottleneckPolicy
@@ -107,7 +116,7 @@ class Policy:
 
 
 _TABLES: dict[str, type] = {
-    "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
+    "batch": BatchPolicy, "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
     "tuner": TunerPolicy,
 }
@@ -120,6 +129,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "ab.max_failure_rate": (0.0, 1.0), "ab.max_loop_share": (0.0, 1.0), "ab.max_throttled_share": (0.0, 1.0),
     "ab.max_consecutive_failures": (1, 1000), "ab.min_skewness": (-100.0, 100.0),
     "ab.category_family_alpha": (0.0001, 0.5), "ab.early_divergence_share": (0.0, 1.0),
+    "batch.break_even": (1.0, 2.0), "batch.ci_level": (0.5, 0.999),
     "canary.max_repeat_inflation": (1.0, 100.0), "baseline.max_cv_pct": (0.0, 1000.0),
     "bottleneck.memory_bound_mbu": (0.0, 1.0), "bottleneck.small_model_gb": (0.0, 10_000.0),
     "preflight.max_load_per_core": (0.0, 100.0), "preflight.min_free_vram_gib": (0.0, 10_000.0),

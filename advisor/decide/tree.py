@@ -115,7 +115,8 @@ def render_tree(rules: RuleSet, *, markdown: bool = False) -> str:
                   "", "Invariants that no rule can relax (advisor/decide/invariants.py): an ENABLE needs a measured "
                   "A/B lower bound above 1.0×, at least `policy.ab.min_pairs_enable` pairs, no repeated-prompt "
                   "workload, no repeat inflation above `policy.canary.max_repeat_inflation`, no trap or "
-                  "throttling flag and every A/B guard passing; otherwise it becomes INCONCLUSIVE.", ""]
+                  "throttling flag, every A/B guard passing, and no paired concurrency-sweep CI at the user's "
+                  "concurrency wholly below `policy.batch.break_even`; otherwise it becomes INCONCLUSIVE.", ""]
     for rid in _order(rules):
         lines += list(_rule_lines(rules, rules.files[rid], markdown))
     return "\n".join(lines).rstrip() + "\n"

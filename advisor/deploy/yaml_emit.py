@@ -61,13 +61,17 @@ def emit(value: object, indent: int = 0) -> list[str]:
             return [pad + "{}"]
         lines: list[str] = []
         for k, v in value.items():
-            if not isinstance(k, str):
-                raise TypeError("YAML keys written here must be strings")
+            if isinstance(k, int) and not isinstance(k, bool):
+                name = str(k)  # a whole-number key stays a number (TensorRT-LLM's draft_len_schedule)
+            elif isinstance(k, str):
+                name = key(k)
+            else:
+                raise TypeError("YAML keys written here must be strings or whole numbers")
             if _is_block(v):
-                lines.append(f"{pad}{key(k)}:")
+                lines.append(f"{pad}{name}:")
                 lines += emit(v, indent + 2)
             else:
-                lines.append(f"{pad}{key(k)}: {_inline(v)}")
+                lines.append(f"{pad}{name}: {_inline(v)}")
         return lines
     if isinstance(value, Sequence) and not isinstance(value, str):
         if not value:

@@ -21,8 +21,8 @@ CLASSES: tuple[type, ...] = (
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
     steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyPoint, tuner.TuneEvidence,
     tuner.MethodProbe, tuner.KSpeedup, tuner.SurfacePoint, tuner.TunerChoice, tuner.TunerSummary,
-    steps.BatchEvidence, steps.BatchLevel, steps.ABEvidence, units.AcceptanceUnit, units.CounterDelta, units.VerifyUnit,
-    units.ABUnit, units.ArmResult,
+    steps.BatchEvidence, steps.BatchLevel, steps.BatchRound, steps.ABEvidence, units.AcceptanceUnit,
+    units.CounterDelta, units.VerifyUnit, units.ABUnit, units.ArmResult,
 )
 _COMMENT = re.compile(r"^\s+(\w+)\s*:[^#\n]*#\s*(.+)$")
 

@@ -185,29 +185,52 @@ class VerifyEvidence:
 
 
 @dataclass(frozen=True, slots=True)
+class BatchRound:
+    """One paired round at one concurrency: both arms back to back, in the order `on_first` says."""
+
+    on_first: bool
+    off_tok_s: float | None
+    on_tok_s: float | None
+    speedup: float | None             # on ÷ off aggregate tok/s; None when an arm answered nothing
+
+
+@dataclass(frozen=True, slots=True)
 class BatchLevel:
-    """Aggregate output tok/s and per-request ms/token at one concurrency, for both arms."""
+    """Aggregate output tok/s and per-request ms/token at one concurrency, for both arms.
+
+    Files before paired rounds hold one run per arm (`rounds` empty, no CI)."""
 
     concurrency: int
-    off_tok_s: float | None = None
-    off_ms_per_token_p50: float | None = None
+    off_tok_s: float | None = None                # mean over the rounds
+    off_ms_per_token_p50: float | None = None     # over every request of every round
     off_ms_per_token_p99: float | None = None
     off_failed: int = 0
     on_tok_s: float | None = None
     on_ms_per_token_p50: float | None = None
     on_ms_per_token_p99: float | None = None
     on_failed: int = 0
-    speedup: float | None = None
+    speedup: float | None = None                  # geometric mean of the rounds' speedups (×)
+    speedup_ci_low: float | None = None           # t-interval on the rounds' log speedups; None below 2 rounds
+    speedup_ci_high: float | None = None
+    ci_level: float | None = None                 # e.g. 0.95 (policy.batch.ci_level)
+    rounds: tuple[BatchRound, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class BatchEvidence:
-    """The concurrency sweep and the first level where speculation stopped paying."""
+    """The concurrency sweep and where speculation stopped paying.
+
+    `crossover_concurrency` is the first level whose point speedup fell below break-even; `stops_paying_at`
+    the first whose whole paired CI did, and `pays_up_to` the last of the unbroken run of levels from the
+    lowest whose whole CI was above it (both None in files before paired rounds)."""
 
     levels: tuple[BatchLevel, ...] = ()
     crossover_concurrency: int | None = None
     slots: int | None = None
     pool: PoolState | None = None
+    stops_paying_at: int | None = None
+    pays_up_to: int | None = None
+    break_even: float | None = None               # policy.batch.break_even when the sweep ran
 
 
 @dataclass(frozen=True, slots=True)

@@ -65,6 +65,11 @@ def check_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dict[s
     _ranges(out, origin)
     _ordered(out, origin, "ab.ci_low", "ab.speedup", "ab.ci_high")
     _ordered(out, origin, "acceptance.rate_ci_low", "acceptance.rate", "acceptance.rate_ci_high")
+    _ordered(out, origin, "batch.ci_low_at_concurrency", "batch.speedup_at_concurrency",
+             "batch.ci_high_at_concurrency")
+    pays, stops = _num(out, "batch.pays_up_to"), _num(out, "batch.stops_paying_at")
+    if pays is not None and stops is not None and pays >= stops:
+        raise FactsError(f"{origin}: 'batch.pays_up_to' = {pays:g} cannot reach 'batch.stops_paying_at' = {stops:g}")
     _decision(out, origin)
     return out
 

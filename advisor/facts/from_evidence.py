@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Mapping
 
 from advisor.evidence.schema import Environment, Evidence
-from advisor.evidence.steps import ABEvidence, AcceptanceEvidence
+from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BatchEvidence
 from advisor.evidence.tuner import TuneEvidence
 from advisor.evidence.warnings import THROTTLE_CODES, TRAP_CODES, WarningCode
 from advisor.facts.checks import check_facts
@@ -175,6 +175,27 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
             out["measurement.throttled"] = True
 
 
+def _batch(bat: BatchEvidence, out: Facts) -> None:
+    _put(out, "batch.crossover_concurrency", bat.crossover_concurrency)
+    _put(out, "batch.max_concurrency_tested", max((lv.concurrency for lv in bat.levels), default=None))
+    paired = sorted((lv for lv in bat.levels if lv.rounds), key=lambda lv: lv.concurrency)
+    if not paired:  # a sweep of one run per arm (before paired rounds) has no CI to offer
+        return
+    out["batch.rounds"] = min(len(lv.rounds) for lv in paired)
+    _put(out, "batch.stops_paying_at", bat.stops_paying_at)
+    _put(out, "batch.pays_up_to", bat.pays_up_to)
+    # The user's concurrency, or the next level above it: the gain only shrinks as concurrency grows, so the
+    # level above is the cautious stand-in for one that was not measured.
+    wanted = out.get("workload.concurrency")
+    c = wanted if isinstance(wanted, int) and wanted >= 1 else 1
+    level = next((lv for lv in paired if lv.concurrency >= c), None)
+    if level is not None and level.speedup is not None:
+        out["batch.compared_concurrency"] = level.concurrency
+        _put(out, "batch.speedup_at_concurrency", level.speedup)
+        _put(out, "batch.ci_low_at_concurrency", level.speedup_ci_low)
+        _put(out, "batch.ci_high_at_concurrency", level.speedup_ci_high)
+
+
 def facts_from_evidence(evidence: Evidence) -> Facts:
     """The facts of one run; raises FactsError when the numbers contradict each other."""
     out: Facts = {}
@@ -195,8 +216,7 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
     if (tune := evidence.tune) is not None:
         _tune(tune, out)
     if (bat := evidence.batch) is not None:
-        _put(out, "batch.crossover_concurrency", bat.crossover_concurrency)
-        _put(out, "batch.max_concurrency_tested", max((lv.concurrency for lv in bat.levels), default=None))
+        _batch(bat, out)
     if (ab := evidence.ab) is not None:
         _ab(ab, out)
     if (summary := tuner_summary(evidence)) is not None and summary.prediction_rel_err is not None:

@@ -106,6 +106,18 @@ _SPECS: tuple[FactSpec, ...] = (
        "step batch"),
     _s("batch.max_concurrency_tested", "int", "requests", "highest concurrency the batch step measured",
        "step batch"),
+    _s("batch.rounds", "int", "rounds", "paired on/off rounds behind each level's CI (fewest over the levels); "
+       "absent for a sweep of one run per arm", "step batch"),
+    _s("batch.stops_paying_at", "int", "requests", "lowest concurrency whose whole paired CI of on ÷ off tok/s "
+       "lies below break-even (policy.batch.break_even): speculation is clearly slower there", "step batch"),
+    _s("batch.pays_up_to", "int", "requests", "highest concurrency up to which every measured level's whole "
+       "paired CI lies above break-even", "step batch"),
+    _s("batch.compared_concurrency", "int", "requests", "the measured level the batch.*_at_concurrency facts "
+       "describe: the user's concurrency, or the next measured level above it", "step batch"),
+    _s("batch.speedup_at_concurrency", "float", "ratio", "paired on ÷ off aggregate tok/s at "
+       "batch.compared_concurrency (geometric mean of the rounds)", "step batch"),
+    _s("batch.ci_low_at_concurrency", "float", "ratio", "lower bound of that speedup's CI", "step batch"),
+    _s("batch.ci_high_at_concurrency", "float", "ratio", "upper bound of that speedup's CI", "step batch"),
     _s("ab.speedup", "float", "ratio", "paired A/B speedup (ms/token off ÷ on)", "step ab"),
     _s("ab.ci_low", "float", "ratio", "lower bound of the A/B speedup CI", "step ab"),
     _s("ab.ci_high", "float", "ratio", "upper bound of the A/B speedup CI", "step ab"),

@@ -27,7 +27,8 @@ OLD_ONLY = frozenset({"-cd", "--ctx-size-draft"})
 
 # Speculative flags that take no value, and the one that takes two; all others take one.
 _NO_VALUE = frozenset({"--spec-default", "--spec-draft-cpu-moe", "--spec-draft-backend-sampling",
-                       "--no-spec-draft-backend-sampling", "-cmoed", "--cpu-moe-draft"})
+                       "--no-spec-draft-backend-sampling", "-cmoed", "--cpu-moe-draft",
+                       "--speculative-adaptive"})  # SGLang's per-batch-size steps switch (engine_schedule.py)
 _TWO_VALUES = frozenset({"--spec-replace"})
 _SPEC_NAMES = frozenset({
     "-md", "--model-draft", "-hfd", "-hfrd", "--hf-repo-draft", "-ngld", "--gpu-layers-draft",

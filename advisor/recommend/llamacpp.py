@@ -15,9 +15,11 @@ from dataclasses import dataclass
 
 from advisor import methods
 from advisor.recommend.dialect import unknown_flags
+from advisor.recommend.engine_schedule import ParallelCutoff
 from probes.engines.llamacpp.binary import FlagDialect, Generation
 
 DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"
+PARALLEL_FLAG = "-np"  # llama-server's parallel slots: how many requests one server decodes at once
 # --spec-type values per flag generation (engines.md §1.6): a name outside these is never emitted
 SPEC_TYPES_OLD = frozenset({"ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod"})
 SPEC_TYPES_NEW = SPEC_TYPES_OLD | {"draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark"}
@@ -207,3 +209,17 @@ def recommended_args(facts: Mapping[str, object], default_draft_max: int | None,
     if dialect.generation == "new" and family == "draft":
         notes.append("in current llama.cpp -md alone does not turn speculation on; keep --spec-type draft-simple")
     return theirs + tuple(argv)
+
+
+def parallel_notes(cut: ParallelCutoff, measured_k: int) -> list[str]:
+    """The concurrency cutoff for llama.cpp, which drafts one length per server and cannot switch by batch."""
+    notes = list(cut.notes)
+    if cut.max_parallel is not None:
+        off = cut.max_parallel + 1
+        notes.append(f"on for up to {cut.max_parallel} simultaneous request(s), off at {off} or more: give this "
+                     f"speculating server {PARALLEL_FLAG} {cut.max_parallel} (further requests wait in line) and "
+                     "serve more users from a server without speculation")
+    if cut.k != measured_k and cut.k > 0:
+        notes.append(f"llama.cpp drafts one length per server: the schedule prefers {cut.k} at your concurrency; "
+                     f"the flags above keep the measured {measured_k}")
+    return notes

@@ -54,9 +54,10 @@ def tgi(facts: Mapping[str, object], method: str, n: int) -> tuple[tuple[str, ..
     return ("--speculate", str(n)), steps, notes
 
 
-def trtllm(facts: Mapping[str, object], method: str, n: int) -> tuple[tuple[str, ...], tuple[str, ...],
-                                                                         list[str]]:
-    """(argv, steps, notes) for trtllm-serve: the argv names a YAML file the steps spell out."""
+def trtllm(facts: Mapping[str, object], method: str, n: int, schedule: Mapping[str, object] | None = None,
+           ) -> tuple[tuple[str, ...], tuple[str, ...], list[str]]:
+    """(argv, steps, notes) for trtllm-serve: the argv names a YAML file the steps spell out; `schedule` holds
+    speculative_config keys by batch size (max_concurrency or draft_len_schedule, engine_schedule.py)."""
     family = methods.family(method)
     draft = facts.get("spec.draft_model")
     model = draft if isinstance(draft, str) and draft else DRAFT_DIR_PLACEHOLDER
@@ -79,7 +80,7 @@ def trtllm(facts: Mapping[str, object], method: str, n: int) -> tuple[tuple[str,
                      "version's docs")
     if model == DRAFT_DIR_PLACEHOLDER and "speculative_model_dir" in config:
         notes.append(f"replace {DRAFT_DIR_PLACEHOLDER} with the draft/EAGLE checkpoint you measured")
-    text = yaml_emit.dump({"speculative_config": config})
+    text = yaml_emit.dump({"speculative_config": {**config, **(schedule or {})}})
     steps = (f"Save this as {CONFIG_FILE}:\n{text.rstrip()}",
              f"Start trtllm-serve with --extra_llm_api_options {CONFIG_FILE} (newer releases also call it "
              "--config; check your version's docs).")

@@ -17,6 +17,7 @@ from advisor.report.model import validate_report
 from advisor.report.render_json import script_safe_json
 from advisor.report.strings import (
     category_name,
+    concurrency_line,
     fmt_speedup,
     fmt_value,
     mix_line,
@@ -82,6 +83,8 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
     if v.get("measured_with"):
         measured = text(lang, "verdict.measured_with", settings=v["measured_with"])
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
+    if cutoff := concurrency_line(report["facts"], lang):
+        cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')
     if v["because"]:
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(v["because"])}</div>')
     if v["warnings"]:

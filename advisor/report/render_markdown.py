@@ -7,7 +7,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.report.model import validate_report
-from advisor.report.strings import category_name, fmt_speedup, fmt_value, mix_line, speedup_line, text, trace_word
+from advisor.report.strings import (
+    category_name,
+    concurrency_line,
+    fmt_speedup,
+    fmt_value,
+    mix_line,
+    speedup_line,
+    text,
+    trace_word,
+)
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
@@ -80,6 +89,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
            ""]
     if v.get("measured_with"):
         out += [md_text(text(lang, "verdict.measured_with", settings=v["measured_with"])), ""]
+    if cutoff := concurrency_line(report["facts"], lang):
+        out += [md_text(cutoff), ""]
     out += [f"### {text(lang, 'section.flags')}", ""]
     flags = v["flags"]
     for f in flags:

@@ -91,7 +91,8 @@ def verify_chart(ev: VerifyEvidence) -> dict[str, Any] | None:
 
 
 def batch_chart(ev: BatchEvidence) -> dict[str, Any] | None:
-    """Aggregate tok/s by concurrency with speculation off and on, and the crossover."""
+    """Aggregate tok/s by concurrency with speculation off and on, and the crossover: where the paired CI says
+    speculation is clearly slower (a sweep of one run per arm: where its point speedup fell below 1×)."""
     series = []
     for key in ("off_tok_s", "on_tok_s"):
         pts = [[float(lv.concurrency), v] for lv in ev.levels if (v := num(getattr(lv, key))) is not None]
@@ -99,7 +100,9 @@ def batch_chart(ev: BatchEvidence) -> dict[str, Any] | None:
             series.append({"key": f"batch_{key}", "points": pts})
     if not series:
         return None
-    return _line("batch", "concurrency", "tok_s", series, marker_x=num(ev.crossover_concurrency), x_log2=True)
+    paired = any(lv.rounds for lv in ev.levels)
+    marker = ev.stops_paying_at if paired else ev.crossover_concurrency
+    return _line("batch", "concurrency", "tok_s", series, marker_x=num(marker), x_log2=True)
 
 
 def pair_log_ratio(pair: PairResult) -> float | None:

@@ -102,3 +102,20 @@ def speedup_line(headline: dict[str, Any], lang: str) -> str:
         n = headline.get("n_prompts")
         return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"
     return text(lang, f"speedup.{source}", speedup=fmt_speedup(speedup))
+
+
+def concurrency_line(facts: Mapping[str, Any], lang: str) -> str | None:
+    """Where speculation stops paying, from the batch facts (paired CIs; an old sweep's point crossover)."""
+    stops, pays = facts.get("batch.stops_paying_at"), facts.get("batch.pays_up_to")
+    tested, rounds = facts.get("batch.max_concurrency_tested"), facts.get("batch.rounds")
+    if rounds is None:  # a sweep of one run per arm: only its point crossover
+        crossover = facts.get("batch.crossover_concurrency")
+        return None if crossover is None else text(lang, "concurrency.crossover", stops=crossover)
+    if stops is not None:
+        key = "concurrency.stops_pays" if pays is not None else "concurrency.stops"
+        return text(lang, key, stops=stops, pays=pays, rounds=rounds)
+    if pays is not None and pays == tested:
+        return text(lang, "concurrency.pays", pays=pays, rounds=rounds)
+    if pays is not None:
+        return text(lang, "concurrency.partial", pays=pays, max=tested)
+    return text(lang, "concurrency.unclear", max=tested)

@@ -163,4 +163,15 @@ STRINGS: dict[str, str] = {
     "series.tuner_chosen": "chosen",
     "series.surface_measured": "measured · {arg}",
     "series.surface_model": "model · {arg}",
+    "concurrency.stops_pays": ("Speculation pays up to {pays} simultaneous request(s) and is clearly slower from "
+                               "{stops} (paired 95% CIs, {rounds} rounds per level)."),
+    "concurrency.stops": "Speculation is clearly slower from {stops} simultaneous request(s) (paired 95% CIs, "
+                         "{rounds} rounds per level).",
+    "concurrency.pays": "Speculation pays at every concurrency measured, up to {pays} simultaneous requests "
+                        "(paired 95% CIs, {rounds} rounds per level).",
+    "concurrency.partial": "Speculation surely pays up to {pays} simultaneous request(s); above that, up to {max}, "
+                           "the concurrency sweep could not tell.",
+    "concurrency.unclear": "The concurrency sweep could not tell where speculation stops paying (measured up to "
+                           "{max} simultaneous requests).",
+    "concurrency.crossover": "Speculation stops paying at {stops} simultaneous requests (one run per arm, no CI).",
 }

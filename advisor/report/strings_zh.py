@@ -158,4 +158,13 @@ STRINGS: dict[str, str] = {
     "series.tuner_chosen": "选定",
     "series.surface_measured": "实测 · {arg}",
     "series.surface_model": "模型 · {arg}",
+    "concurrency.stops_pays": ("同时请求不超过 {pays} 个时推测解码有收益；从 {stops} 个起明显更慢"
+                               "（配对 95% 置信区间，每档 {rounds} 轮）。"),
+    "concurrency.stops": "从 {stops} 个同时请求起推测解码明显更慢（配对 95% 置信区间，每档 {rounds} 轮）。",
+    "concurrency.pays": ("在测量的每一档并发下（最多 {pays} 个同时请求）推测解码都有收益"
+                         "（配对 95% 置信区间，每档 {rounds} 轮）。"),
+    "concurrency.partial": ("同时请求不超过 {pays} 个时推测解码确定有收益；"
+                            "再往上（最多测到 {max} 个）并发测试无法判断。"),
+    "concurrency.unclear": "并发测试无法判断推测解码从几个同时请求起不再划算（最多测到 {max} 个）。",
+    "concurrency.crossover": "从 {stops} 个同时请求起推测解码不再有收益（每组只测一次，没有置信区间）。",
 }

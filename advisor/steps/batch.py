@@ -1,11 +1,18 @@
 """Step 4 — batch shape: concurrency c = 1, 2, 4, … up to the engine's slots, speculation on vs off.
 
 Speculation spends spare compute; concurrent requests consume the same spare compute, so the gain shrinks
-as c grows. The crossover c* is the first level where spec-on aggregate tok/s falls below spec-off.
+as c grows. Each level is measured in paired rounds (budget.batch_rounds): both arms back to back, the arm
+that goes first alternating from round to round and from level to level, so drift and warm-up fall on both
+arms alike. A round's speedup is on ÷ off aggregate tok/s; the level's speedup is their geometric mean, with a
+t-interval on the log speedups (reliability.md §2.4). Where that whole interval lies below break-even
+(policy.batch) speculation stopped paying; where it lies above, it still pays. Every round sends the next
+prompts of the list to both arms, so the spec-on server meets a prompt again only once the list runs out.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -13,8 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.events import Event, Progress, Sample, StepDone, UnitDone
-from advisor.evidence.steps import BatchEvidence, BatchLevel, RequestRecord
+from advisor.evidence.steps import BatchEvidence, BatchLevel, BatchRound, RequestRecord
 from advisor.evidence.warnings import WarningCode
+from advisor.recommend.schedule import cutoffs, level_results
+from advisor.stats import mean_t_interval
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
 from advisor.steps.common import percentile_or_none, run_prompt
 from probes.base import Unavailable
@@ -27,13 +36,13 @@ def levels_for(budget_levels: Sequence[int], slots: int | None) -> list[int]:
 
 
 class BatchStep:
-    """Aggregate output tok/s and per-request ms/token per concurrency level, on and off."""
+    """Aggregate output tok/s and per-request ms/token per concurrency level, on and off, in paired rounds."""
 
     id = "batch"
     title = "Concurrency sweep (on vs off)"
 
     def run(self, ctx: StepContext) -> Iterator[Event]:
-        """Run each level on both arms (alternating which goes first) and find the crossover."""
+        """Run each level's paired rounds and find where speculation stops paying."""
         t0 = time.monotonic()
         if ctx.arms.off is None or ctx.arms.on is None:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
@@ -46,14 +55,28 @@ class BatchStep:
             yield skipped(self.id, "the engine reports no parallel slots")
             return
         prompts = list(ctx.workload.acceptance) or list(ctx.workload.baseline)
+        policy = ctx.policy.batch
         rows: list[BatchLevel] = []
+        cursor = 0
+        per_round = ctx.config.budget.batch_requests_per_slot
         for i, c in enumerate(levels):
             if ctx.cancelled:
                 break
-            order = ("off", "on") if i % 2 == 0 else ("on", "off")
-            measured = {arm: _level(ctx.arms.off.adapter if arm == "off" else ctx.arms.on.adapter, arm, c,
-                                    prompts, ctx) for arm in order}
-            row = level_row(c, measured["off"], measured["on"])
+            runs: list[tuple[bool, ArmRun, ArmRun]] = []
+            for r in range(ctx.config.budget.batch_rounds):
+                if ctx.cancelled:
+                    break
+                on_first = (i + r) % 2 == 1
+                chosen = [prompts[(cursor + j) % len(prompts)] for j in range(c * per_round)]
+                cursor += len(chosen)
+                measured: dict[str, ArmRun] = {}
+                for arm in (("on", "off") if on_first else ("off", "on")):
+                    adapter = ctx.arms.on.adapter if arm == "on" else ctx.arms.off.adapter
+                    measured[arm] = _run_arm(adapter, arm, c, chosen, ctx)
+                runs.append((on_first, measured["off"], measured["on"]))
+            if not runs:
+                break
+            row = level_row(c, runs, policy.ci_level)
             rows.append(row)
             yield UnitDone(self.id, f"c={c}", row)
             for arm, tok_s in (("off", row.off_tok_s), ("on", row.on_tok_s)):
@@ -62,9 +85,13 @@ class BatchStep:
             if row.speedup:
                 yield Sample(self.id, "speedup", float(c), row.speedup)
             yield Progress(self.id, i + 1, len(levels), f"concurrency {c}")
-        # break-even, not a policy: below 1× speculation makes the aggregate slower
-        crossover = next((r.concurrency for r in rows if r.speedup is not None and r.speedup < 1.0), None)
-        evidence = BatchEvidence(levels=tuple(rows), crossover_concurrency=crossover, slots=slots, pool=pool)
+        # the point crossover: the first level whose geometric-mean speedup is below break-even
+        crossover = next((r.concurrency for r in rows if r.speedup is not None and r.speedup < policy.break_even),
+                         None)
+        cut = cutoffs(level_results(rows), policy.break_even)
+        evidence = BatchEvidence(levels=tuple(rows), crossover_concurrency=crossover, slots=slots, pool=pool,
+                                 stops_paying_at=cut.stops_paying_at, pays_up_to=cut.pays_up_to,
+                                 break_even=policy.break_even)
         warnings = []
         failed = sum(r.off_failed + r.on_failed for r in rows)
         if failed:
@@ -83,28 +110,42 @@ def _slots(adapter: EngineAdapter) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
-class ArmLevel:
-    """One arm at one concurrency: aggregate output tok/s, per-request ms/token percentiles, failures."""
+class ArmRun:
+    """One arm in one round at one concurrency: aggregate output tok/s, per-request ms/token, failures."""
 
     tok_s: float | None
-    ms_per_token_p50: float | None
-    ms_per_token_p99: float | None
+    ms_per_token: tuple[float, ...]
     failed: int
 
 
-def level_row(c: int, off: ArmLevel, on: ArmLevel) -> BatchLevel:
-    """Both arms at concurrency `c` and the aggregate speedup between them."""
-    speedup = on.tok_s / off.tok_s if off.tok_s and on.tok_s else None
+def _mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.fmean(known) if known else None
+
+
+def level_row(c: int, runs: Sequence[tuple[bool, ArmRun, ArmRun]], ci_level: float) -> BatchLevel:
+    """Concurrency `c` from its rounds (on_first, off, on): the paired speedups, their geometric mean and CI."""
+    rounds = tuple(BatchRound(on_first, off.tok_s, on.tok_s,
+                              on.tok_s / off.tok_s if off.tok_s and on.tok_s else None) for on_first, off, on in runs)
+    logs = [math.log(r.speedup) for r in rounds if r.speedup is not None]
+    speedup = low = high = None
+    if logs:
+        ci = mean_t_interval(logs, ci_level)
+        speedup = ci.geo_mean
+        if len(logs) >= 2:  # one round says nothing about spread
+            low, high = ci.geo_low, ci.geo_high
+    off_ms = [v for _, off, _ in runs for v in off.ms_per_token]
+    on_ms = [v for _, _, on in runs for v in on.ms_per_token]
     return BatchLevel(
-        concurrency=c, off_tok_s=off.tok_s, off_ms_per_token_p50=off.ms_per_token_p50,
-        off_ms_per_token_p99=off.ms_per_token_p99, off_failed=off.failed, on_tok_s=on.tok_s,
-        on_ms_per_token_p50=on.ms_per_token_p50, on_ms_per_token_p99=on.ms_per_token_p99, on_failed=on.failed,
-        speedup=speedup)
+        concurrency=c, off_tok_s=_mean([off.tok_s for _, off, _ in runs]),
+        off_ms_per_token_p50=percentile_or_none(off_ms, 50), off_ms_per_token_p99=percentile_or_none(off_ms, 99),
+        off_failed=sum(off.failed for _, off, _ in runs), on_tok_s=_mean([on.tok_s for _, _, on in runs]),
+        on_ms_per_token_p50=percentile_or_none(on_ms, 50), on_ms_per_token_p99=percentile_or_none(on_ms, 99),
+        on_failed=sum(on.failed for _, _, on in runs), speedup=speedup, speedup_ci_low=low, speedup_ci_high=high,
+        ci_level=ci_level if low is not None else None, rounds=rounds)
 
 
-def _level(adapter: EngineAdapter, arm: str, c: int, prompts: Sequence[Any], ctx: StepContext) -> ArmLevel:
-    n = c * ctx.config.budget.batch_requests_per_slot
-    chosen = [prompts[j % len(prompts)] for j in range(n)]
+def _run_arm(adapter: EngineAdapter, arm: str, c: int, chosen: Sequence[Any], ctx: StepContext) -> ArmRun:
     cfg = ctx.config
 
     def one(prompt: Any) -> RequestRecord | None:
@@ -121,7 +162,6 @@ def _level(adapter: EngineAdapter, arm: str, c: int, prompts: Sequence[Any], ctx
     wall_s = time.monotonic() - start
     ok = [r for r in results if r is not None]
     tokens = sum(r.completion_tokens for r in ok)
-    mspt = [r.ms_per_token for r in ok if r.ms_per_token]
-    return ArmLevel(tok_s=tokens / wall_s if wall_s > 0 and ok else None,
-                    ms_per_token_p50=percentile_or_none(mspt, 50), ms_per_token_p99=percentile_or_none(mspt, 99),
-                    failed=len(results) - len(ok))
+    return ArmRun(tok_s=tokens / wall_s if wall_s > 0 and ok and tokens else None,
+                  ms_per_token=tuple(r.ms_per_token for r in ok if r.ms_per_token),
+                  failed=len(results) - len(ok))
