@@ -50,7 +50,8 @@ def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction |
     """Facts plus the derived ones rules may use: ab.measured and predict.* (prediction from predict.py)."""
     out = dict(facts)
     out["ab.measured"] = "ab.ci_low" in out and "ab.ci_high" in out
-    for name in ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior"):
+    for name in ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior",
+                 "predict.gamma", "predict.from_measurements"):
         out.pop(name, None)  # always recomputed, so a facts file cannot claim a prediction
     prediction = predict(out)
     out["predict.available"] = prediction is not None
@@ -58,6 +59,8 @@ def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction |
         out["predict.speedup"] = prediction.speedup
         out["predict.tokens_per_step"] = prediction.tokens_per_step
         out["predict.is_prior"] = prediction.is_prior
+        out["predict.gamma"] = prediction.gamma
+        out["predict.from_measurements"] = prediction.from_measurements
     return out, prediction
 
 
