@@ -79,6 +79,15 @@ GOALS: tuple[Goal, ...] = (
          "bench/sim_ab.py via bench/sim_figures.py, ≥ 20k reps", ">=", 0.90),
     Goal("mbu_demo_engine", "measured MBU of the demo engine vs measured RAM bandwidth",
          "bench/quick_check.py: baseline step evidence `mbu` of the quick check", "report"),
+    Goal("calibration_direction_accuracy", "perf model says faster/slower as published measurements did",
+         "bench/calibration.py: `decide --facts` on ../shared/calibration (or $SPEC_ADVISOR_CALIBRATION); cases "
+         "measured ≥ 1.05× or ≤ 0.97× whose facts carry acceptance", ">=", 0.95),
+    Goal("calibration_median_rel_err", "perf model vs published speedups, median |predicted/measured − 1|",
+         "bench/calibration.py: every case with a prediction and a measured speedup", "<=", 0.15),
+    Goal("calibration_p90_rel_err", "perf model vs published speedups, p90 |predicted/measured − 1|",
+         "bench/calibration.py: nearest rank over the same cases", "report"),
+    Goal("calibration_false_skip", "SKIP verdicts on published cases that measured faster",
+         "bench/calibration.py: verdict of `decide --facts` (no A/B) vs the published speedup", "<=", 0.0),
 )
 
 

@@ -20,7 +20,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench import cpu_overhead, gui_figures, peer, probe_time, quick_check, report, sim_figures, tok_s_accuracy
+from bench import (
+    calibration,
+    cpu_overhead,
+    gui_figures,
+    peer,
+    probe_time,
+    quick_check,
+    report,
+    sim_figures,
+    tok_s_accuracy,
+)
 from bench.common import REPO, machine, stop_cleanly_on_sigterm
 
 SKIP_SLOW_REPS = 2_000
@@ -51,6 +61,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     """All figures in one dict (keys, `<key>_note`s and details)."""
     results: dict[str, Any] = {}
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
+    results |= _stage("calibration", calibration.measure, calibration.KEYS)
     results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
     results |= _stage("cpu_overhead", lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,))
     results |= _stage("peer", lambda: peer.measure(tg=peer_tg), (peer.KEY,))

@@ -13,7 +13,8 @@ from advisor.perf.predict import predict
 
 
 def reconcile(facts: Mapping[str, object]) -> Reconciliation | None:
-    """The perf model's speedup from acceptance + verify facts, next to the measured A/B (DESIGN §4)."""
+    """The perf model's speedup from the measured acceptance, verify curve, step time and draft cost (the same
+    model `decide --facts` uses), next to the measured A/B (DESIGN §4)."""
     measured = facts.get("ab.speedup")
     without_ab = {k: v for k, v in facts.items() if not k.startswith("ab.")}
     prediction = predict(without_ab)
@@ -22,7 +23,9 @@ def reconcile(facts: Mapping[str, object]) -> Reconciliation | None:
     measured_speedup = float(measured) if isinstance(measured, int | float) and measured > 0 else None
     return Reconciliation(
         predicted_speedup=prediction.speedup, priors=tuple(prediction.priors), gamma=prediction.gamma,
-        alpha=prediction.alpha, verify_ratio=prediction.verify_ratio, measured_speedup=measured_speedup,
+        alpha=prediction.alpha, tokens_per_step=prediction.tokens_per_step, verify_ratio=prediction.verify_ratio,
+        draft_cost_ratio=prediction.draft_cost_ratio, overhead_ratio=prediction.overhead_ratio,
+        plain_step_ms=prediction.plain_step_ms, measured_speedup=measured_speedup,
         relative_error=prediction.speedup / measured_speedup - 1.0 if measured_speedup else None)
 
 

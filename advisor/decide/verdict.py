@@ -50,7 +50,7 @@ def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction |
     out = dict(facts)
     out["ab.measured"] = "ab.ci_low" in out and "ab.ci_high" in out
     for name in ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior",
-                 "spec.cache_based"):
+                 "predict.gamma", "predict.from_measurements", "spec.cache_based"):
         out.pop(name, None)  # always derived, so a facts file cannot claim them
     method = out.get("spec.method")
     if isinstance(method, str) and method and method != "none":
@@ -61,6 +61,8 @@ def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction |
         out["predict.speedup"] = prediction.speedup
         out["predict.tokens_per_step"] = prediction.tokens_per_step
         out["predict.is_prior"] = prediction.is_prior
+        out["predict.gamma"] = prediction.gamma
+        out["predict.from_measurements"] = prediction.from_measurements
     return out, prediction
 
 

@@ -155,7 +155,11 @@ class Reconciliation:
     priors: tuple[str, ...] = ()
     gamma: int | None = None
     alpha: float | None = None
-    verify_ratio: float | None = None
+    tokens_per_step: float | None = None     # expected tokens a verify step yields
+    verify_ratio: float | None = None        # T(k+1)/T(1)
+    draft_cost_ratio: float | None = None    # the draft's own time per step ÷ one plain step
+    overhead_ratio: float | None = None      # fixed per-step overhead ÷ one plain step
+    plain_step_ms: float | None = None       # one plain decode step, ms
     measured_speedup: float | None = None
     relative_error: float | None = None
 

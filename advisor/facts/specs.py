@@ -43,6 +43,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("gpu.name", "str", "", "GPU marketing name", "probe gpu"),
     _s("gpu.count", "int", "", "number of GPUs visible to the engine", "probe gpu"),
     _s("gpu.peak_bandwidth_gbs", "float", "GB/s", "theoretical peak memory bandwidth", "probe gpu"),
+    _s("gpu.fp16_tflops", "float", "TFLOPS", "peak dense FP16/BF16 matrix throughput of one GPU (else the "
+       "hardware table, advisor/perf/hardware.toml)", "user or hardware table"),
     _s("gpu.vram_total_gib", "float", "GiB", "total VRAM of the GPU(s)", "probe gpu"),
     _s("gpu.vram_free_gib", "float", "GiB", "VRAM free with the model loaded", "probe gpu"),
     _s("host.ram_bandwidth_gbs", "float", "GB/s", "measured host RAM bandwidth", "probe host"),
@@ -81,6 +83,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("workload.concurrency", "int", "requests", "simultaneous requests the user expects (home: 1)",
        "config"),
     _s("workload.repeated_prompts", "bool", "", "the measured workload repeats prompts", "config"),
+    _s("workload.context_tokens", "int", "tokens", "typical context depth per request (KV cache read per step)",
+       "config or user"),
     _s("baseline.decode_tok_s", "float", "tok/s", "decode speed with speculation off", "step baseline"),
     _s("baseline.mbu", "float", "0..1", "memory-bandwidth utilisation of decode", "step baseline"),
     _s("baseline.bottleneck", "str", "", "memory | compute | overhead", "step baseline"),
@@ -140,10 +144,15 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("vram.headroom_after_draft_gib", "float", "GiB", "VRAM left after loading a draft model + its KV",
        "preflight"),
     _s("predict.available", "bool", "", "a speedup could be predicted (derived)", "derived: predict.py"),
-    _s("predict.speedup", "float", "ratio", "perf-model speedup τ·T(1)/(T_verify+γ·T_draft)",
-       "derived: predict.py"),
+    _s("predict.speedup", "float", "ratio", "perf-model speedup τ·T(1)/(T_verify+passes·T_draft+t_spec) at the "
+       "user's concurrency", "derived: predict.py"),
     _s("predict.tokens_per_step", "float", "tokens", "τ used by the prediction", "derived: predict.py"),
     _s("predict.is_prior", "bool", "", "the prediction leans on a documented prior", "derived: predict.py"),
+    _s("predict.from_measurements", "bool", "", "step time, verify cost and draft cost were all measured (not "
+       "modelled), so the prediction's error is the live reconciliation's, not the calibration's",
+       "derived: predict.py"),
+    _s("predict.gamma", "int", "tokens", "draft length γ the prediction used (spec.draft_max or its prior)",
+       "derived: predict.py"),
 )
 
 FACT_SPECS: dict[str, FactSpec] = {spec.name: spec for spec in _SPECS}

@@ -1,6 +1,8 @@
 """Speculative-decoding performance model: pure functions, no I/O (DESIGN §4).
 
 Times are normalised to T(1), the cost of one ordinary decode step, unless a function says otherwise.
+These are the textbook forms; predictions use the step-time model in advisor/perf/cost.py (roofline plus
+fixed per-forward and per-step costs), which reduces to `predicted_speedup` when those costs are zero.
 References: Leviathan, Kalman & Matias 2023 ("Fast Inference from Transformers via Speculative Decoding")
 and Chen et al. 2023 ("Accelerating LLM Decoding with Speculative Sampling").
 """
