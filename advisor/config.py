@@ -62,6 +62,9 @@ class CheckConfig:
     spec_type: str = "ngram-mod"
     draft_model: Path | None = None
     draft_max: int | None = None           # γ; None measures the engine's own default for the method
+    draft_gpu_layers: str | None = None    # -ngld as the user asked (a count, "all", "auto"); None: we choose
+    draft_kv_type: str | None = None       # -ctkd/-ctvd, e.g. q8_0; None: f16 (llama.cpp's default)
+    draft_ctx: int | None = None           # -cd, draft context per slot; None: the target's per-slot context
     prompts_file: Path | None = None
     concurrency_expected: int = 1
     # The user's mix of tasks for the A/B: category → weight (None: every category equally).

@@ -14,13 +14,17 @@ from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
+from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
+from advisor.report.strings import text
+from advisor.run.draft import check_tokenizers
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_server_args
 from advisor.run.session import Session
 from probes.engines.urls import BadEngineUrl, EngineUrl, parse_engine_url
+from probes.model.kv_cache import CACHE_TYPES
 
 NAME = "check"
 HELP = "measure speculative decoding on this machine and give a verdict"
@@ -38,6 +42,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--draft-model", type=Path, help="draft model GGUF (uses --spec-type draft-simple)")
     p.add_argument("--draft-max", type=int,
                    help="longest draft γ (default: the engine's own default for the method, read from --help)")
+    p.add_argument("--draft-gpu-layers", metavar="N|all|auto",
+                   help="draft layers on the GPU (-ngld; default: all when the draft fits in free VRAM, else 0)")
+    p.add_argument("--draft-kv-type", choices=CACHE_TYPES,
+                   help="KV cache type of the draft, e.g. q8_0 (-ctkd/-ctvd; default f16)")
+    p.add_argument("--draft-ctx", type=int, metavar="N",
+                   help="draft context per slot in tokens (-cd, where the build has it; default: the target's)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en",
+                   help="language of the messages about the draft model (default: en)")
     p.add_argument("--prompts", type=Path, help="your prompts: text (one per line), JSONL, or chat JSONL")
     p.add_argument("--steps", default=",".join(ALL_STEPS), help=f"comma list of {','.join(ALL_STEPS)}")
     p.add_argument("--concurrency", type=int, default=1, help="simultaneous requests you expect (default 1)")
@@ -103,6 +115,8 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         mix = tuple(normalise(parse_mix(args.mix), known).items())
     if args.model is not None:
         read_model(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
+    if args.draft_model is not None:
+        _draft_options(args)
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
@@ -110,6 +124,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         quick=args.quick, steps=steps, engine_url=urls[0],  # type: ignore[arg-type]
         engine_url_b=urls[1], allow_remote=args.allow_remote, llama_server=args.llama_server,
         model=args.model, spec_type=spec_type, draft_model=args.draft_model, draft_max=args.draft_max,
+        draft_gpu_layers=args.draft_gpu_layers, draft_kv_type=args.draft_kv_type, draft_ctx=args.draft_ctx,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
         threads=args.threads, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts, server_args=server_args,
         api_key=api_key,
@@ -123,6 +138,22 @@ def _engine_url(url: str | None) -> EngineUrl | None:
         return parse_engine_url(url)
     except BadEngineUrl as exc:
         raise UserError(str(exc), hint="example: --engine-url http://127.0.0.1:8080") from exc
+
+
+def _draft_options(args: argparse.Namespace) -> None:
+    """Draft placement options are well-formed, and the draft pairs with the target (llama.cpp's tokenizer
+    checks), before any server starts: a refused pair would otherwise fail after loading both models."""
+    layers = args.draft_gpu_layers
+    if layers is not None and layers not in ("all", "auto") and not (layers.isdigit()):
+        raise UserError(f"--draft-gpu-layers must be a layer count, all or auto, not {layers!r}")
+    if args.draft_ctx is not None and args.draft_ctx < 1:
+        raise UserError("--draft-ctx must be at least 1")
+    target = args.model if args.model is not None else demo_model_path()
+    if args.engine_url or target is None:
+        return  # attached servers already run their pair; without a target the launch reports it
+    pair = check_tokenizers(target, args.draft_model, args.lang)
+    if pair.compatible is None:
+        print(f"spec-advisor: {text(args.lang, 'draft.unchecked', detail=pair.detail)}", file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -69,9 +70,9 @@ def _tokenizer_source() -> Path:
     return path
 
 
-def _copy_tokenizer(writer: GGUFWriter, source: Path) -> int:
-    """Copy every `tokenizer.*` key; returns the vocabulary size."""
-    meta = read_gguf_header(source, keep_arrays=True).metadata
+def _copy_tokenizer(writer: GGUFWriter, source: Path, changes: Mapping[str, Any] | None = None) -> int:
+    """Copy every `tokenizer.*` key, with `changes` replacing (or adding) keys; returns the vocabulary size."""
+    meta = {**read_gguf_header(source, keep_arrays=True).metadata, **(changes or {})}
     for key, value in meta.items():
         if not key.startswith("tokenizer."):
             continue
@@ -144,14 +145,18 @@ def _layer(writer: GGUFWriter, rng: np.random.Generator, spec: SynthSpec, i: int
         _add(writer, f"blk.{i}.ffn_down.weight", _weights(rng, (d, f), f), q)
 
 
-def write_synthetic_model(path: Path, spec: SynthSpec) -> Path:
-    """Write `spec` to `path` (atomically: a partial file never has the final name). Returns `path`."""
+def write_synthetic_model(path: Path, spec: SynthSpec, *, tokenizer: Mapping[str, Any] | None = None) -> Path:
+    """Write `spec` to `path` (atomically: a partial file never has the final name). Returns `path`.
+
+    `tokenizer` replaces keys of the demo model's tokenizer, e.g. a different `tokenizer.ggml.tokens` list
+    for a draft that llama.cpp must refuse to pair with the demo model.
+    """
     source = _tokenizer_source()
     rng = np.random.default_rng(spec.seed)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     writer = GGUFWriter(str(partial), "llama")
     try:
-        vocab = _copy_tokenizer(writer, source)
+        vocab = _copy_tokenizer(writer, source, tokenizer)
         _header(writer, spec, vocab)
         # No output.weight: the head is tied to token_embd, as in SmolLM2 (keeps the file small).
         _add(writer, "token_embd.weight", _weights(rng, (vocab, spec.n_embd), spec.n_embd), spec.quant)

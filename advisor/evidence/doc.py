@@ -12,12 +12,13 @@ import re
 import sys
 import typing
 
-from advisor.evidence import schema, steps, tuner, units, warnings
+from advisor.evidence import draft, schema, steps, tuner, units, warnings
 
 # The order a reader meets them in: the file, then what it holds.
 CLASSES: tuple[type, ...] = (
-    schema.Evidence, schema.ConfigRecord, schema.Environment, schema.WorkloadSummary, schema.StepRecord,
-    warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard, steps.BaselineEvidence,
+    schema.Evidence, schema.ConfigRecord, schema.Environment, draft.DraftSetup, schema.WorkloadSummary,
+    schema.StepRecord, warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard,
+    steps.BaselineEvidence,
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
     steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyPoint, tuner.TuneEvidence,
     tuner.MethodProbe, tuner.KSpeedup, tuner.SurfacePoint, tuner.TunerChoice, tuner.TunerSummary,
@@ -78,7 +79,8 @@ def render() -> str:
         "Environment fields hold the probes' own dataclasses: `GpuReport` (probes/gpu/probe.py), `HostReport` "
         "(probes/host.py), `ModelInfo` (probes/model/info.py), `LlamaServerBinary` "
         "(probes/engines/llamacpp/binary.py), `EngineInfo` (probes/engines/base.py) and `SamplerSummary` "
-        "(probes/gpu/sampler.py).",
+        "(probes/gpu/sampler.py); `DraftSetup.tokenizer` is a `TokenizerPair` "
+        "(probes/model/tokenizer_pair.py).",
         "",
     ]
     body = [line for cls in CLASSES for line in _section(cls)]

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from advisor.config import Budget, CheckConfig
 from advisor.events import SessionStatus, StepStatus
+from advisor.evidence.draft import DraftSetup
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import (
     ABEvidence,
@@ -51,6 +52,7 @@ class Environment:
     spec_args: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # per managed arm: its spec flags
     # the managed ON arm's drafter knobs as it ran them: flag → value, set by us or the engine's stated default
     spec_params: Mapping[str, str] = field(default_factory=dict)
+    draft: DraftSetup | None = None  # a managed run's draft model: tokenizer pairing, VRAM budget, placement
 
     @property
     def probed(self) -> bool:
@@ -73,6 +75,9 @@ class ConfigRecord:
     spec_type: str | None = None
     draft_model: str | None = None
     draft_max: int | None = None
+    draft_gpu_layers: str | None = None
+    draft_kv_type: str | None = None
+    draft_ctx: int | None = None
     model: str | None = None
     engine_url: str | None = None
     engine_url_b: str | None = None
@@ -98,6 +103,7 @@ class ConfigRecord:
         return cls(
             quick=config.quick, steps=tuple(config.steps), mode=config.mode, budget=config.budget,
             spec_type=config.spec_type, draft_model=text(config.draft_model), draft_max=config.draft_max,
+            draft_gpu_layers=config.draft_gpu_layers, draft_kv_type=config.draft_kv_type, draft_ctx=config.draft_ctx,
             model=text(config.model), engine_url=config.engine_url, engine_url_b=config.engine_url_b,
             allow_remote=config.allow_remote, llama_server=config.llama_server,
             prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected, mix=config.mix,

@@ -18,8 +18,9 @@ from advisor.facts.specs import FACT_SPECS, FactsError, validate_facts
 _EPS = 1e-9
 # Facts measured as fractions in [0, 1].
 _FRACTION_UNIT = "0..1"
-# Every numeric fact is a count, a size, a time, a speed or a ratio: none can be negative.
+# Every numeric fact is a count, a size, a time, a speed or a ratio: none can be negative, except a margin.
 _SMALLEST = 0.0
+_SIGNED = frozenset({"vram.headroom_after_draft_gib"})  # below 0: the draft needs more VRAM than is free
 
 
 def _ranges(facts: Mapping[str, object], origin: str) -> None:
@@ -27,7 +28,7 @@ def _ranges(facts: Mapping[str, object], origin: str) -> None:
         spec = FACT_SPECS[name]
         if spec.type not in ("int", "float") or isinstance(value, bool) or not isinstance(value, int | float):
             continue
-        if value < _SMALLEST:
+        if value < _SMALLEST and name not in _SIGNED:
             raise FactsError(f"{origin}: fact '{name}' = {value!r} cannot be negative ({spec.meaning})")
         if spec.unit == _FRACTION_UNIT and value > 1.0 + _EPS:
             raise FactsError(f"{origin}: fact '{name}' = {value!r} is a fraction and must be at most 1")

@@ -61,8 +61,24 @@ def _model(env: Environment, out: Facts) -> None:
     _put(out, "model.quant", model.file_type)
 
 
+# Why a draft runs on the CPU, as the draft-resources rule says it.
+_CPU_REASON_WORDS = {"no-gpu": "no NVIDIA GPU", "no-room": "not enough free VRAM next to the target",
+                     "cpu-layers": "-ngld 0 was asked"}
+
+
+def _draft(env: Environment, out: Facts) -> None:
+    draft = env.draft
+    if draft is None:
+        return
+    _put(out, "vram.headroom_after_draft_gib", draft.headroom_gib)
+    out["spec.draft_on_cpu"] = draft.on_cpu
+    if draft.cpu_reason is not None:
+        out["spec.draft_cpu_reason"] = _CPU_REASON_WORDS[draft.cpu_reason]
+
+
 def _environment(env: Environment, out: Facts) -> None:
     _gpu(env, out)
+    _draft(env, out)
     if env.host is not None:
         _put(out, "host.ram_bandwidth_gbs", env.host.ram_bandwidth_gbs)
     if env.engine is not None:

@@ -142,7 +142,10 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("spec.cache_based", "bool", "", "the method keeps drafting tables across requests (n-gram, lookup, "
        "suffix), so repeated text can inflate it (derived from spec.method)", "derived: advisor/methods.py"),
     _s("vram.headroom_after_draft_gib", "float", "GiB", "VRAM left after loading a draft model + its KV",
-       "preflight"),
+       "managed run: draft GGUF + NVML free memory with the target loaded"),
+    _s("spec.draft_on_cpu", "bool", "", "the draft model runs on the CPU (no GPU, no room, or -ngld 0)",
+       "managed run: draft placement"),
+    _s("spec.draft_cpu_reason", "str", "", "why the draft runs on the CPU, in words", "managed run: draft placement"),
     _s("predict.available", "bool", "", "a speedup could be predicted (derived)", "derived: predict.py"),
     _s("predict.speedup", "float", "ratio", "perf-model speedup τ·T(1)/(T_verify+passes·T_draft+t_spec) at the "
        "user's concurrency", "derived: predict.py"),

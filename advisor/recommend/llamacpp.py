@@ -100,6 +100,37 @@ class UnsupportedSpec(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class DraftPlacement:
+    """Where a draft model runs and what its KV cache holds; None leaves a knob at the engine's choice."""
+
+    gpu_layers: str | None = None         # -ngld: a layer count, "all" or "auto"
+    device: str | None = None             # -devd: the device for the draft, e.g. CUDA1
+    ctx: int | None = None                # -cd: draft context per slot, in tokens (old builds only)
+    cache_type_k: str | None = None       # -ctkd: KV cache type for K, e.g. q8_0
+    cache_type_v: str | None = None       # -ctvd
+
+
+# The short spelling of each placement knob: both flag generations list these aliases (engines.md §1.6).
+PLACEMENT_FLAGS = {"gpu_layers": "-ngld", "device": "-devd", "ctx": "-cd", "cache_type_k": "-ctkd",
+                   "cache_type_v": "-ctvd"}
+
+
+def placement_args(placement: DraftPlacement) -> list[str]:
+    """The flags of the knobs `placement` sets, in a fixed order."""
+    args: list[str] = []
+    for name, flag in PLACEMENT_FLAGS.items():
+        value = getattr(placement, name)
+        if value is not None:
+            args += [flag, str(value)]
+    return args
+
+
+def lists_flag(dialect: FlagDialect | None, name: str) -> bool:
+    """True when this binary's --help lists the flag of placement knob `name` (an unknown list: False)."""
+    return dialect is not None and PLACEMENT_FLAGS[name] in dialect.flags
+
+
+@dataclass(frozen=True, slots=True)
 class SpecSettings:
     """What to speculate with: a method (a --spec-type or a family name), its draft model and lengths."""
 
@@ -110,6 +141,7 @@ class SpecSettings:
     # Benchmarking only (the tuner's cost surface): the engine fakes acceptance to this mean length, so its
     # output is not valid text. Never part of a recommendation.
     synth_len: float | None = None
+    placement: DraftPlacement | None = None  # draft models only; None keeps the engine's placement
 
 
 def spec_type(method: str) -> str:
@@ -146,6 +178,8 @@ def spec_args(settings: SpecSettings, dialect: FlagDialect | None) -> list[str]:
     if family in ("draft", "eagle3", "dflash", "dspark"):
         flag = (dialect.draft_model_flag if dialect is not None else None) or "-md"
         argv += [flag, settings.draft_model or DRAFT_PLACEHOLDER]
+        if settings.placement is not None:
+            argv += placement_args(settings.placement)
     if settings.draft_max is not None:
         argv += length_args(wanted, dialect, settings.draft_max)
     if settings.p_min is not None and family == "draft":

@@ -22,6 +22,7 @@ from advisor.report.strings import (
     fmt_value,
     mix_line,
     speedup_line,
+    step_warning,
     text,
     trace_outcome,
     trace_word,
@@ -170,7 +171,8 @@ def _step(step: Mapping[str, Any], lang: str) -> str:
     if step.get("reason"):
         parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(step["reason"])}</p>')
     if step["warnings"]:
-        parts.append('<div class="card warn">' + _list(w["message"] for w in step["warnings"]) + "</div>")
+        shown = (step_warning(lang, w["message"]) for w in step["warnings"])
+        parts.append('<div class="card warn">' + _list(shown) + "</div>")
     parts.append(_kv_table(step["values"], lang))
     if step["guards"]:
         rows = "".join(_guard_row(g, lang) for g in step["guards"])

@@ -14,6 +14,7 @@ from advisor.report.strings import (
     fmt_value,
     mix_line,
     speedup_line,
+    step_warning,
     text,
     trace_word,
 )
@@ -161,7 +162,8 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [f"### {md_text(text(lang, 'step.' + step['id']))} — {md_text(status)}{elapsed}", ""]
         if step.get("reason"):
             out += [f"{text(lang, 'step.reason')}: {md_text(step['reason'])}", ""]
-        out += [*(f"- ⚠ {md_text(w['message'])}" for w in step["warnings"]), ""] if step["warnings"] else []
+        warned = [f"- ⚠ {md_text(step_warning(lang, w['message']))}" for w in step["warnings"]]
+        out += [*warned, ""] if warned else []
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
         out += [""] if step["values"] else []
         guards = [[md_text(g["name"]), text(lang, _state_key(g["passed"])),

@@ -30,6 +30,15 @@ def text(lang: str, key: str, **values: Any) -> str:
     return template.format(**values) if values else template
 
 
+def step_warning(lang: str, message: str) -> str:
+    """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated;
+    any other message (most carry measured numbers) is shown as the step wrote it."""
+    for key, english in strings_en.STRINGS.items():
+        if key.startswith("warning.") and english == message:
+            return text(lang, key)
+    return message
+
+
 def trace_outcome(row: Mapping[str, Any]) -> str:
     """A trace row's outcome (reason, holds, clear, unknown); rows from older verdicts carry only `passed`."""
     outcome = row.get("outcome")

@@ -174,4 +174,23 @@ STRINGS: dict[str, str] = {
     "concurrency.unclear": "The concurrency sweep could not tell where speculation stops paying (measured up to "
                            "{max} simultaneous requests).",
     "concurrency.crossover": "Speculation stops paying at {stops} simultaneous requests (one run per arm, no CI).",
+    "draft.incompatible": ("{draft} cannot draft for {target}: llama.cpp refuses the pair because the "
+                           "tokenizers differ ({why})"),
+    "draft.incompatible_hint": "use a draft model of the same family as the target (the same tokenizer), "
+                               "e.g. a smaller size of the same model",
+    "draft.unchecked": "tokenizer check not possible ({detail}); llama-server checks the pair when it starts",
+    "draft.why.vocab-type": "vocabulary type {target} vs {draft}",
+    "draft.why.add-bos": "adds BOS: {target} vs {draft}",
+    "draft.why.bos-id": "BOS token id {target} vs {draft}",
+    "draft.why.add-eos": "adds EOS: {target} vs {draft}",
+    "draft.why.eos-id": "EOS token id {target} vs {draft}",
+    "draft.why.vocab-size": "vocabulary sizes {target} and {draft}, more than 128 apart",
+    "draft.why.token-text": "token {id} is {target} in the target but {draft} in the draft",
+    "warning.draft-on-cpu.no-gpu": ("The draft model runs on the CPU: no NVIDIA GPU was found. Each drafted "
+                                    "token then costs a slow forward pass of the draft."),
+    "warning.draft-on-cpu.no-room": ("The draft model runs on the CPU: its weights and KV cache do not fit in "
+                                     "the VRAM left free next to the target. Each drafted token then costs a "
+                                     "slow forward pass of the draft."),
+    "warning.draft-on-cpu.cpu-layers": ("The draft model runs on the CPU, as asked (-ngld 0). Each drafted token "
+                                        "then costs a slow forward pass of the draft."),
 }

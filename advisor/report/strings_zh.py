@@ -167,4 +167,20 @@ STRINGS: dict[str, str] = {
                             "再往上（最多测到 {max} 个）并发测试无法判断。"),
     "concurrency.unclear": "并发测试无法判断推测解码从几个同时请求起不再划算（最多测到 {max} 个）。",
     "concurrency.crossover": "从 {stops} 个同时请求起推测解码不再有收益（每组只测一次，没有置信区间）。",
+    "draft.incompatible": "{draft} 不能为 {target} 做草稿：两者的分词器不同，llama.cpp 拒绝这一组合（{why}）",
+    "draft.incompatible_hint": "请使用与目标模型同一系列（相同分词器）的草稿模型，例如同一模型的较小尺寸",
+    "draft.unchecked": "无法检查分词器（{detail}）；llama-server 启动时会自行检查这一组合",
+    "draft.why.vocab-type": "词表类型 {target} 与 {draft}",
+    "draft.why.add-bos": "是否添加 BOS：{target} 与 {draft}",
+    "draft.why.bos-id": "BOS 词元 id {target} 与 {draft}",
+    "draft.why.add-eos": "是否添加 EOS：{target} 与 {draft}",
+    "draft.why.eos-id": "EOS 词元 id {target} 与 {draft}",
+    "draft.why.vocab-size": "词表大小 {target} 与 {draft}，相差超过 128",
+    "draft.why.token-text": "词元 {id} 在目标模型中是 {target}，在草稿模型中是 {draft}",
+    "warning.draft-on-cpu.no-gpu": ("草稿模型在 CPU 上运行：未找到 NVIDIA GPU。"
+                                    "每个草稿词元都要付出一次缓慢的草稿模型前向计算。"),
+    "warning.draft-on-cpu.no-room": ("草稿模型在 CPU 上运行：目标模型旁剩余的显存放不下它的权重和 KV 缓存。"
+                                     "每个草稿词元都要付出一次缓慢的草稿模型前向计算。"),
+    "warning.draft-on-cpu.cpu-layers": ("草稿模型按要求（-ngld 0）在 CPU 上运行。"
+                                        "每个草稿词元都要付出一次缓慢的草稿模型前向计算。"),
 }

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -16,12 +17,15 @@ from advisor.config import CheckConfig
 from advisor.demo.first_run import first_run_hint
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
+from advisor.evidence.draft import DraftSetup
 from advisor.recommend.llamacpp import draft_cap, effective_params
+from advisor.run.draft import check_tokenizers, plan_draft
 from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, find_llama_server
+from probes.gpu.probe import GpuReport, probe_gpus
 
 ArmName = Literal["off", "on"]
 # Slots per managed server: enough for the quick concurrency sweep (1, 2, 4) without restarting.
@@ -77,6 +81,7 @@ class Arms:
     on: Arm | None
     binary: LlamaServerBinary | None = None
     model_path: Path | None = None
+    draft: DraftSetup | None = None   # managed runs with a draft model: its pairing, VRAM budget and placement
 
     def stop(self) -> None:
         """Stop every server we launched; attached servers are left alone."""
@@ -127,15 +132,23 @@ def resolve_model(config: CheckConfig) -> Path:
     return demo
 
 
-def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
-    """Launch the spec-off and spec-on servers side by side; stops both if either fails."""
+def start_managed(config: CheckConfig, log_dir: Path, *,
+                  gpu_probe: Callable[[], GpuReport] = probe_gpus) -> Arms:
+    """Launch the spec-off and spec-on servers side by side; stops both if either fails.
+
+    A draft model is checked against the target's tokenizer before either starts, and placed (advisor/run/
+    draft.py) between the two starts, from the VRAM left free with the OFF server's copy of the target.
+    """
     binary = find_llama_server(config.llama_server)
     if isinstance(binary, Unavailable):
         raise UserError(f"no llama-server found ({binary})",
                         hint=first_run_hint())  # the three first-run options; also `spec-advisor setup-help`
     model = resolve_model(config)
-    if config.draft_model is not None and not config.draft_model.is_file():
-        raise UserError(f"draft model file not found: {config.draft_model}")
+    pair = None
+    if config.draft_model is not None:
+        if not config.draft_model.is_file():
+            raise UserError(f"draft model file not found: {config.draft_model}")
+        pair = check_tokenizers(model, config.draft_model)  # before any server starts
     common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
               "threads": config.threads, "extra_args": config.server_args}
     off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
@@ -143,15 +156,24 @@ def start_managed(config: CheckConfig, log_dir: Path) -> Arms:
                           draft_max=config.draft_cap, **common)  # type: ignore[arg-type]
     arms = Arms(off=None, on=None, binary=binary, model_path=model)
     try:
-        for name, cfg in (("off", off_cfg), ("on", on_cfg)):
-            server = ManagedServer(binary, cfg, log_dir).start()
-            arm = Arm(name=name, adapter=LlamaCppAdapter(server.base_url), server=server,  # type: ignore[arg-type]
-                      command_line=list(server.argv), spec_argv=server.spec_argv)
-            setattr(arms, name, arm)
+        arms.off = _launch("off", binary, off_cfg, log_dir)
+        if config.draft_model is not None:
+            # The OFF server holds one copy of the target now: what NVML reports free is what the draft gets.
+            dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
+            arms.draft, placement = plan_draft(config, config.draft_model, gpus=gpu_probe(), dialect=dialect,
+                                               ctx_size=on_cfg.ctx_size, parallel=on_cfg.parallel, tokenizer=pair)
+            on_cfg = replace(on_cfg, draft_placement=placement)
+        arms.on = _launch("on", binary, on_cfg, log_dir)
     except BaseException:
         arms.stop()
         raise
     return arms
+
+
+def _launch(name: ArmName, binary: LlamaServerBinary, cfg: ServerConfig, log_dir: Path) -> Arm:
+    server = ManagedServer(binary, cfg, log_dir).start()
+    return Arm(name=name, adapter=LlamaCppAdapter(server.base_url), server=server, command_line=list(server.argv),
+               spec_argv=server.spec_argv)
 
 
 def attach(config: CheckConfig) -> Arms:

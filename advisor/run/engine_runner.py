@@ -24,7 +24,7 @@ from types import TracebackType
 import httpx
 
 from advisor.errors import UserError
-from advisor.recommend.llamacpp import SpecSettings, UnsupportedSpec
+from advisor.recommend.llamacpp import DraftPlacement, SpecSettings, UnsupportedSpec
 from advisor.recommend.llamacpp import spec_args as llamacpp_spec_args
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary
 
@@ -43,6 +43,7 @@ class ServerConfig:
     draft_model: Path | None = None
     draft_max: int | None = None        # γ; None keeps the engine default
     synth_len: float | None = None      # synthetic acceptance (the tuner's cost surface only)
+    draft_placement: DraftPlacement | None = None  # where the draft runs (-ngld, -devd, -cd, -ctkd/-ctvd)
     ctx_size: int = 4096
     parallel: int = 1                   # slots; 1 keeps single-user measurements clean
     threads: int | None = None
@@ -68,7 +69,8 @@ def spec_settings(config: ServerConfig) -> SpecSettings | None:
         return None
     method = config.spec_type if config.spec_type and config.spec_type != "none" else "draft-simple"
     return SpecSettings(method=method, draft_model=str(config.draft_model) if config.draft_model else None,
-                        draft_max=config.draft_max, synth_len=config.synth_len)
+                        draft_max=config.draft_max, synth_len=config.synth_len,
+                        placement=config.draft_placement)
 
 
 def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:

@@ -135,7 +135,8 @@ class Session:
         model = arms.model_path or cfg.model
         env = gather(model, binary=arms.binary)
         env = replace(env, command_lines={k: tuple(v) for k, v in arms.command_lines().items()},
-                      spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=_engine_info(arms))
+                      spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=_engine_info(arms),
+                      draft=arms.draft)
         self.evidence = replace(self.evidence, environment=env)
         self.save()
         return arms

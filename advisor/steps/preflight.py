@@ -2,7 +2,8 @@
 
 Guards (DESIGN §4 step 0): other processes on the GPU, clocks already held down (thermal/power), running on
 battery, little free VRAM, and whether speculation is really on in the ON arm and off in the OFF arm, as the
-server's `/slots` reports it (not `/props`, which always says "none").
+server's `/slots` reports it (not `/props`, which always says "none"). A draft model placed on the CPU
+(advisor/run/draft.py) is a warning here too.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import Guard, PreflightEvidence
 from advisor.evidence.warnings import WarningCode
+from advisor.report.strings import text
 from advisor.steps.base import StepContext, warn
 from probes.base import Unavailable
 from probes.engines.base import EngineError
@@ -44,6 +46,10 @@ class PreflightStep:
         guards.update(spec_guards(ctx))
         warnings: list[QualityWarning] = [
             warn(self.id, WarningCode.for_guard(name), g.detail) for name, g in guards.items() if g.passed is False]
+        draft = ctx.environment.draft
+        if draft is not None and draft.cpu_reason is not None:
+            message = text("en", f"warning.draft-on-cpu.{draft.cpu_reason}")  # translated in reports
+            warnings.append(warn(self.id, WarningCode.DRAFT_ON_CPU, message))
         yield from warnings
         yield StepDone(self.id, "done", PreflightEvidence(guards=guards), elapsed_s=time.monotonic() - t0,
                        warnings=tuple(warnings))

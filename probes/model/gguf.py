@@ -13,7 +13,8 @@ from typing import Any
 from gguf import LlamaFileType
 
 from probes.model.gguf_header import GgufHeader, SkippedArray, TensorInfo
-from probes.model.info import BLOCK_RE, EXPERT_RE, KV_BYTES_PER_ELEMENT, ModelInfo
+from probes.model.info import BLOCK_RE, EXPERT_RE, ModelInfo
+from probes.model.kv_cache import kv_cache_bytes, kv_shape
 
 
 def file_type_name(code: int) -> str:
@@ -30,21 +31,6 @@ def _int(meta: dict[str, Any], key: str) -> int | None:
     if isinstance(value, list) and value:  # per-layer arrays (e.g. head_count_kv on hybrid models)
         return int(max(value))
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def _kv_bytes_per_token(meta: dict[str, Any], arch: str, layers: int | None, n_embd: int | None) -> int | None:
-    heads = meta.get(f"{arch}.attention.head_count")
-    heads_kv = meta.get(f"{arch}.attention.head_count_kv", heads)
-    if layers is None or heads is None or heads_kv is None:
-        return None
-    per_layer_kv = heads_kv if isinstance(heads_kv, list) else [heads_kv] * layers
-    n_head = _int(meta, f"{arch}.attention.head_count") or 1
-    head_dim = (n_embd or 0) // n_head
-    k_len = _int(meta, f"{arch}.attention.key_length") or head_dim
-    v_len = _int(meta, f"{arch}.attention.value_length") or head_dim
-    # Layers with 0 KV heads (recurrent/linear layers in hybrids) add nothing. MLA models (DeepSeek) cache a
-    # compressed latent instead, so for them this is an overestimate.
-    return sum(int(h) * (k_len + v_len) * KV_BYTES_PER_ELEMENT for h in per_layer_kv[:layers])
 
 
 def _dominant_type(tensors: tuple[TensorInfo, ...]) -> str | None:
@@ -114,6 +100,6 @@ def analyse_gguf(path: Path, header: GgufHeader) -> ModelInfo:
         shared_bytes=int(total_b - routed_b),
         routed_expert_bytes=int(routed_b),
         bytes_per_token=round(active_b),
-        kv_bytes_per_token=_kv_bytes_per_token(meta, arch, blocks, n_embd),
+        kv_bytes_per_token=kv_cache_bytes(shape, 1) if (shape := kv_shape(meta)) is not None else None,
         bytes_source="gguf-tensors",
     )
