@@ -7,6 +7,7 @@ forward over the k tokens. Samples that break either check are discarded, not co
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Iterator
@@ -52,12 +53,18 @@ class VerifyStep:
             return
         depth = ctx.config.budget.verify_depth_tokens
         pool = _token_pool(tokenize, ctx, depth + 64)
-        if len(pool) < depth + 33:
+        if len(pool) < depth + 34:
             yield skipped(self.id, "could not build a long enough token prefix from the prompts")
             return
-        prefix, fresh_pool = pool[:depth], pool[depth:]
-        prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
-        compute_ms = (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1)
+        # Two prefills, the second of the prefix shifted by one token (so nothing of the first is reused): the
+        # first also builds the compute graph and warms the caches, so only the faster one estimates c, the
+        # compute cost per token; the second leaves its prefix cached for the timed forwards.
+        compute_ms = math.inf
+        for shift in (0, 1):
+            prefix = pool[shift:shift + depth]
+            prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
+            compute_ms = min(compute_ms, (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1))
+        fresh_pool = pool[depth + 1:]
         rng = random.Random(ctx.config.seed)
         ks = k_values(ctx.draft_cap)
         times: dict[int, list[float]] = {k: [] for k in ks}
