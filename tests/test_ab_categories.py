@@ -9,6 +9,9 @@ plus a one-sided 99% binomial tolerance (as in test_ab_simulation.py); the seed 
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +122,13 @@ def test_unknown_category_names_the_known_ones() -> None:
     with pytest.raises(WorkloadError) as info:
         normalise(parse_mix("cod=1"), CATEGORIES)
     assert "cod" in str(info.value) and "code" in info.value.hint
+
+
+def test_the_draw_does_not_depend_on_the_hash_seed() -> None:
+    # a resumed run is another process: its draw must match the one it resumes (sets iterate by hash seed)
+    code = ("from advisor.config import CheckConfig\nfrom advisor.run.plan import plan_workload\n"
+            "print([p.id for p in plan_workload(CheckConfig(quick=True, steps=('ab',))).ab])")
+    root = str(Path(__file__).resolve().parent.parent)
+    draws = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={"PYTHONHASHSEED": seed, "PYTHONPATH": root}).stdout for seed in ("1", "2", "3")}
+    assert len(draws) == 1

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.decide.rules import CONFIG_ENV
 from advisor.decide.verdict import decide, enrich
+from advisor.paths import CONFIG_DIR_ENV as CONFIG_ENV
 from advisor.perf import cost
 from advisor.perf.constants import FITTED
 from advisor.perf.inputs import bits_per_weight

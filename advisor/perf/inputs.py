@@ -31,9 +31,10 @@ DEFAULT_PARAMS_B = 8.0  # the most published size class when a facts file names 
 DEFAULT_CONTEXT_TOKENS = 1024  # KV depth when workload.context_tokens is absent: one chat turn
 # Typical open MoE when counts are unknown (Qwen3-30B-A3B / GLM-4.5-Air: 128 experts, top-8)
 MOE_PRIOR = (128, 8)
-# An unknown GPU is the first of these that holds the weights (count × memory ≥ 1.1 × weight bytes): a home
-# model on a 24 GB card, a 70B on H100s, DeepSeek-class on H200s.
+# An unknown GPU is the first of these that holds the weights with room for KV and buffers (count × memory ≥
+# WEIGHTS_FIT_FACTOR × weight bytes): a home model on a 24 GB card, a 70B on H100s, DeepSeek-class on H200s.
 PRIOR_DEVICES = ("RTX 4090", "H100 SXM", "H200", "B200")
+WEIGHTS_FIT_FACTOR = 11 / 10  # 10% beyond the weights (not a policy number: only picks the prior device)
 # CPU decode: compute per socket when only RAM bandwidth is known (8 cores × 2 AVX2 FMA × 8 fp32 × 2 × 3 GHz)
 CPU_PRIOR_TFLOPS = 0.77
 # llama.cpp-family engines split layers across GPUs (--split-mode layer): one stream reads one card at a time
@@ -162,7 +163,7 @@ def machine(facts: Mapping[str, object], total_gb: float, priors: list[str]) -> 
 def _prior_device(count: int, total_gb: float) -> hardware.Device:
     for name in PRIOR_DEVICES:
         device = hardware.by_name(name)
-        if count * device.memory_gib * 1.073741824 >= 1.1 * total_gb:
+        if count * device.memory_gib * 1.073741824 >= WEIGHTS_FIT_FACTOR * total_gb:
             return device
     return hardware.by_name(PRIOR_DEVICES[-1])
 

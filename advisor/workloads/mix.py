@@ -72,7 +72,9 @@ def _counts(weights: Mapping[str, float], total: int, available: Mapping[str, in
         want = {c: remaining * weights[c] / norm for c in open_cats}
         share = {c: int(want[c]) for c in open_cats}
         extra = remaining - sum(share.values())
-        for c in sorted(open_cats, key=lambda c: (want[c] - share[c], weights[c]), reverse=True)[:extra]:
+        # ties broken by name: a set's order changes with the process's hash seed, so a resumed run would
+        # otherwise draw different prompts than the run it resumes
+        for c in sorted(sorted(open_cats), key=lambda c: (want[c] - share[c], weights[c]), reverse=True)[:extra]:
             share[c] += 1
         full = {c for c in open_cats if share[c] >= available[c] - counts[c]}
         if not full:
