@@ -1,10 +1,13 @@
-"""`spec-advisor check --quick` on the demo engine: wall time, perf-model reconciliation, and MBU.
+"""`spec-advisor check --quick` on the demo engine: wall time, perf-model reconciliation, MBU, and whether
+consecutive quick checks ever end INCONCLUSIVE because of the trap canary.
 
-    .venv/bin/python -m bench.quick_check [--timeout 900] [--keep DIR]
+    .venv/bin/python -m bench.quick_check [--timeout 900] [--runs 3] [--keep DIR]
 
-One real run of the shipped command (`--no-history --json --out DIR`, in throw-away data/config folders).
-From `DIR/evidence.json`: `reconciliation` (predicted vs measured A/B speedup) and the baseline step's MBU
-against the measured RAM bandwidth.
+`--runs` real runs of the shipped command, one after another (`--no-history --json --out DIR`, in throw-away
+data/config folders). From the first run's `DIR/evidence.json`: `reconciliation` (predicted vs measured A/B
+speedup) and the baseline step's MBU against the measured RAM bandwidth; the wall time is the median over the
+runs that finished; `quick_checks_inconclusive_by_canary` counts runs whose verdict was decided by a trap
+branch of rules/measurement-validity.toml (goal: none).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import tempfile
 import time
@@ -24,9 +28,33 @@ from bench.common import isolated_env, run_cli, spec_advisor_argv, stop_cleanly_
 WALL = "quick_check_wall_s"
 RECON = "predicted_vs_measured_speedup_rel_err"
 MBU = "mbu_demo_engine"
+CANARY = "quick_checks_inconclusive_by_canary"
+KEYS = (WALL, RECON, MBU, CANARY)
+# The branches that withhold a verdict for the engine's memory of earlier prompts (the trap canary).
+TRAP_BRANCHES = ("measurement-validity/trap-inflation", "measurement-validity/trap-unchecked",
+                 "measurement-validity/trap-flagged")
 
 
-def measure(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str, Any]:
+def measure(timeout_s: float = 600.0, keep: Path | None = None, runs: int = 3) -> dict[str, Any]:
+    """`runs` quick checks in a row: the first one's figures, the median wall, the canary count."""
+    done = [measure_once(timeout_s, keep if i == 0 else None) for i in range(max(runs, 1))]
+    out = dict(done[0])
+    walls = [r[WALL] for r in done if isinstance(r.get(WALL), int | float)]
+    if walls:
+        out[WALL] = statistics.median(walls)
+        out[f"{WALL}_note"] = (f"median of {len(walls)}/{len(done)} runs that finished: "
+                               + ", ".join(f"{w:.0f} s" for w in walls) + f"; {out[f'{WALL}_note']}")
+    by_canary = [r for r in done if r.get("decided_by") in TRAP_BRANCHES]
+    finished = [r for r in done if r.get("check_verdict")]
+    out[CANARY] = len(by_canary) if finished else None
+    out[f"{CANARY}_note"] = (f"{len(done)} consecutive quick checks: " + "; ".join(
+        f"{r.get('check_verdict')} by {r.get('decided_by')}" for r in done))
+    out["quick_checks"] = [{k: r.get(k) for k in ("check_verdict", "decided_by", "check_status", WALL)}
+                           for r in done]
+    return out
+
+
+def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str, Any]:
     """Run the quick check once and read its evidence."""
     with tempfile.TemporaryDirectory(prefix="spec-bench-check-") as tmp:
         out_dir = Path(tmp) / "run"
@@ -46,8 +74,8 @@ def measure(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str, Any
         evidence: dict[str, Any] = json.loads(evidence_path.read_text()) if evidence_path.is_file() else {}
     status = evidence.get("status", "missing")
     out: dict[str, Any] = {"check_status": status, "check_exit_code": done.returncode, "cpu_count": os.cpu_count()}
-    verdict = _verdict(done.stdout)
-    out["check_verdict"] = verdict
+    verdict, decided_by = _verdict(done.stdout)
+    out["check_verdict"], out["decided_by"] = verdict, decided_by
     if timed_out:
         out[WALL] = None
         out[f"{WALL}_note"] = (f"goal missed: the quick check did not finish within {timeout_s:.0f} s "
@@ -65,11 +93,13 @@ def measure(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str, Any
     return out
 
 
-def _verdict(stdout: str) -> str | None:
+def _verdict(stdout: str) -> tuple[str | None, str | None]:
+    """The verdict and the rule/branch that decided it, from `check --json`."""
     try:
-        return (json.loads(stdout).get("verdict") or {}).get("verdict")
+        verdict = json.loads(stdout).get("verdict") or {}
+        return verdict.get("verdict"), verdict.get("decided_by")
     except (ValueError, AttributeError):
-        return None
+        return None, None
 
 
 def _reconciliation(rec: dict[str, Any] | None) -> dict[str, Any]:
@@ -100,10 +130,11 @@ def _mbu(evidence: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=600.0)
-    ap.add_argument("--keep", type=Path, help="copy the run folder here")
+    ap.add_argument("--keep", type=Path, help="copy the first run's folder here")
+    ap.add_argument("--runs", type=int, default=3, help="quick checks in a row (default 3)")
     args = ap.parse_args(argv)
     stop_cleanly_on_sigterm()
-    print(json.dumps(measure(args.timeout, args.keep), indent=1))
+    print(json.dumps(measure(args.timeout, args.keep, args.runs), indent=1))
     return 0
 
 

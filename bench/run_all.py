@@ -25,11 +25,13 @@ from bench import (
     cpu_overhead,
     gui_figures,
     peer,
+    pool_effect,
     probe_time,
     quick_check,
     report,
     sim_figures,
     tok_s_accuracy,
+    tuner,
 )
 from bench.common import REPO, machine, stop_cleanly_on_sigterm
 
@@ -67,13 +69,15 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("peer", lambda: peer.measure(tg=peer_tg), (peer.KEY,))
     reps = SKIP_SLOW_REPS if skip_slow else sim_figures.FULL_REPS
     results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
+    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS)
     if skip_slow:
-        note = "skipped: --skip-slow leaves out the quick check"
-        for key in (quick_check.WALL, quick_check.RECON, quick_check.MBU):
+        note = "skipped: --skip-slow leaves out the quick checks, the pool effect and the tuner against a sweep"
+        for key in slow_keys:
             results[key], results[f"{key}_note"] = None, note
     else:
-        results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s),
-                          (quick_check.WALL, quick_check.RECON, quick_check.MBU))
+        results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS)
+        results |= _stage("pool_effect", pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM))
+        results |= _stage("tuner", tuner.measure, tuner.KEYS)
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     return results
