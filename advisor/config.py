@@ -34,6 +34,9 @@ class Budget:
     surface_points: tuple[tuple[int, float], ...] = ()
     surface_requests: int = 2
     batch_rounds: int = 3            # paired on/off rounds per concurrency level (their spread gives the CI)
+    # After the A/B, when the tuner moved away from the engine's own defaults: pairs of the chosen settings
+    # against those defaults (0: not compared).
+    ab_vs_default_pairs: int = 0
 
 
 QUICK = Budget(max_tokens=64, baseline_prompts=6, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
@@ -43,7 +46,7 @@ FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, ca
               verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
               ab_max_pairs=60, tune_methods=("ngram-simple", "ngram-map-k"), tune_probe_per_category=3,
               surface_points=tuple((k, tau) for k in (2, 4, 8, 16) for tau in (1.5, 2.5, 4.0) if tau <= k + 1),
-              surface_requests=3, batch_rounds=5)
+              surface_requests=3, batch_rounds=5, ab_vs_default_pairs=20)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from advisor.errors import UserError
+from advisor.recommend.llamacpp import effective_params
 from advisor.run.engine_runner import ServerConfig, build_argv, spec_args
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, parse_help, parse_version
 
@@ -66,3 +67,25 @@ def test_launched_servers_bind_loopback_only() -> None:
     argv = build_argv(_binary(new), ServerConfig(model=Path("m.gguf")), 12345)
     assert argv[argv.index("--host") + 1] == "127.0.0.1"
     assert "--metrics" in argv
+
+
+def test_measured_defaults_come_from_the_old_binarys_help_text() -> None:
+    # an older build states other defaults: they are read from its --help, never assumed
+    d = parse_help((HELP / "llama-server-old.txt").read_text())
+    on = ServerConfig(model=Path("m.gguf"), spec_type="ngram-mod")  # no --draft-max: the engine's defaults
+    argv = spec_args(on, d)
+    assert "--draft-max" not in argv
+    assert effective_params(argv, d) == {"--draft-max": "16", "--draft-min": "0", "--draft-p-min": "0.8"}
+
+
+def test_measured_defaults_come_from_the_installed_binarys_help(llama_binary: LlamaServerBinary) -> None:
+    d = llama_binary.dialect
+    assert isinstance(d, FlagDialect)
+    argv = spec_args(ServerConfig(model=Path("m.gguf"), spec_type="ngram-mod"), d)
+    params = effective_params(argv, d)
+    # every knob the ON arm runs with is the value this binary's --help states (not a number we wrote)
+    assert params and all(value == d.default(flag) for flag, value in params.items())
+    assert params["--spec-ngram-mod-n-max"] == d.default("--spec-ngram-mod-n-max")
+    # an override is what runs instead
+    tuned = effective_params(spec_args(ServerConfig(model=Path("m.gguf"), spec_type="ngram-mod", draft_max=8), d), d)
+    assert tuned["--spec-ngram-mod-n-max"] == "8"

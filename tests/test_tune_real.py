@@ -54,8 +54,9 @@ def test_a_run_at_the_longest_draft_predicts_the_run_at_a_shorter_one(llama_bina
 def _tune_config(tmp_path: Path, **changes: Any) -> CheckConfig:
     budget = dataclasses.replace(QUICK, max_tokens=48, baseline_prompts=3, acceptance_per_category=1,
                                  canary_repeats=2, canary_reruns=1, verify_repeats=2, verify_depth_tokens=128,
-                                 warmup_requests=1, surface_points=((4, 2.5),), surface_requests=1)
-    return CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "tune"), out_dir=tmp_path / "run",
+                                 warmup_requests=1, surface_points=((4, 2.5),), surface_requests=1,
+                                 ab_max_pairs=3, ab_vs_default_pairs=2)
+    return CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "tune", "ab"), out_dir=tmp_path / "run",
                        budget_override=budget, threads=2, **changes)
 
 
@@ -87,3 +88,14 @@ def test_the_tuner_chooses_restarts_the_on_server_with_the_choice_and_keeps_the_
         assert point["k"] == 4 and point["speedup"] > 0
         assert point["predicted_speedup"] is not None and point["tau_measured"] is not None
     assert evidence["tuner"]["k"] == choice["k"]
+    # the A/B measured the choice, then the choice against the engine's defaults (k ≤ 16 is never the default
+    # n-max), both on fresh servers; the OFF server is back to no speculation afterwards
+    ab = evidence["steps"]["ab"]["evidence"]
+    assert ab["on_argv"] == choice["argv"]
+    vs = ab["vs_default"]
+    assert vs["chosen_argv"] == choice["argv"] and vs["default_argv"] != choice["argv"]
+    assert "--spec-ngram-mod-n-max" not in vs["default_argv"] and vs["n_pairs"] == 2 and vs["speedup"] > 0
+    assert evidence["tuner"]["vs_default_speedup"] == vs["speedup"]
+    assert arms.off.spec_argv == ()
+    phases = [(r["arm"], r["before"]) for r in evidence["restarts"]]
+    assert ("off", "ab:vs-default") in phases and ("off", "ab:restore") in phases

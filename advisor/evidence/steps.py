@@ -234,6 +234,20 @@ class BatchEvidence:
 
 
 @dataclass(frozen=True, slots=True)
+class VsDefault:
+    """Paired runs of the chosen settings (ON) against the engine's defaults for the method, both on fresh
+    servers: whether moving away from the defaults paid. `speedup` is default ms/token ÷ chosen ms/token."""
+
+    default_argv: tuple[str, ...]               # the defaults' speculative flags, as the builder wrote them
+    chosen_argv: tuple[str, ...]
+    n_pairs: int = 0
+    speedup: float | None = None
+    ci_low: float | None = None                 # 95% CI of the speedup
+    ci_high: float | None = None
+    pairs: tuple[PairResult, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ABEvidence:
     """The paired A/B and its group-sequential decision (speedups are OFF ms/token ÷ ON ms/token)."""
 
@@ -264,5 +278,7 @@ class ABEvidence:
     # per kind of task, shown beside the pooled verdict (simultaneous intervals; never what decides)
     per_category: Mapping[str, CategorySpeedup] = field(default_factory=dict)
     early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
+    # the chosen settings against the engine's own defaults, when the tuner moved away from them
+    vs_default: VsDefault | None = None
     on_argv: tuple[str, ...] = ()               # the managed ON server's speculative flags during the A/B
     on_params: Mapping[str, str] = field(default_factory=dict)  # its drafter knobs, set or engine defaults

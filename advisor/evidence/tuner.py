@@ -98,4 +98,9 @@ class TunerSummary:
     measured_ci_low: float | None = None
     measured_ci_high: float | None = None
     prediction_rel_err: float | None = None       # predicted ÷ measured − 1
+    # the choice against the engine's own defaults for the method (None: not compared)
+    vs_default_speedup: float | None = None
+    vs_default_ci_low: float | None = None
+    vs_default_ci_high: float | None = None
+    default_argv: tuple[str, ...] = ()
     methods: Mapping[str, float] = field(default_factory=dict)        # method → its best predicted speedup

@@ -181,6 +181,10 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
         _put(out, f"ab.{key}", getattr(ab, key))
     out["ab.n_prompts"] = ab.n_prompts
     out["ab.decision"] = ab.decision
+    if ab.vs_default is not None:
+        for key in ("speedup", "ci_low", "ci_high"):
+            _put(out, f"ab.vs_default_{key}", getattr(ab.vs_default, key))
+        out["ab.vs_default_argv"] = shlex.join(ab.vs_default.default_argv)
     if ab.pool is not None:  # fresh None: an attached server we did not restart, so not reset
         out["measurement.pool_reset"] = ab.pool.fresh is True
     if ab.guards:

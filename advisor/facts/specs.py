@@ -125,6 +125,12 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("ab.speedup", "float", "ratio", "paired A/B speedup (ms/token off ÷ on)", "step ab"),
     _s("ab.ci_low", "float", "ratio", "lower bound of the A/B speedup CI", "step ab"),
     _s("ab.ci_high", "float", "ratio", "upper bound of the A/B speedup CI", "step ab"),
+    _s("ab.vs_default_speedup", "float", "ratio", "the chosen settings against the engine's defaults for the "
+       "method (ms/token defaults ÷ chosen), both on fresh servers", "step ab, after the tuner moved"),
+    _s("ab.vs_default_ci_low", "float", "ratio", "lower bound of its 95% CI", "step ab, after the tuner moved"),
+    _s("ab.vs_default_ci_high", "float", "ratio", "upper bound of its 95% CI", "step ab, after the tuner moved"),
+    _s("ab.vs_default_argv", "str", "", "the engine defaults' speculative flags that comparison ran",
+       "step ab, after the tuner moved"),
     _s("ab.n_prompts", "int", "pairs", "prompt pairs in the A/B", "step ab"),
     _s("ab.outputs_match_rate", "float", "0..1", "share of prompts with identical greedy output", "step ab"),
     _s("ab.early_divergence_rate", "float", "0..1", "share of prompts whose greedy replies differ within their "

@@ -143,6 +143,10 @@ STRINGS: dict[str, str] = {
     "tuner.predicted_measured": ("Predicted {predicted} for your mix; the A/B of exactly these"
                                  " settings measured {measured} ({low} – {high})."),
     "tuner.predicted_only": "Predicted {predicted} for your mix; no A/B measured these settings.",
+    "tuner.vs_default": ("Against the engine's own defaults for the method ({flags}), both on fresh servers, "
+                         "the chosen settings measured {speedup} ({low} – {high})."),
+    "tuner.vs_default_same": ("That interval includes 1.00×: the chosen settings are not measurably faster than "
+                              "the defaults here."),
     "tuner.prediction_error": "The prediction missed the measurement by {err:.0%}.",
     "tuner.methods": "Method",
     "tuner.best_k": "Best draft length",

@@ -140,6 +140,9 @@ STRINGS: dict[str, str] = {
     "tuner.predicted_measured": ("对您的任务构成预测为 {predicted}；"
                                  "对完全相同设置的 A/B 测得 {measured}（{low} – {high}）。"),
     "tuner.predicted_only": "对您的任务构成预测为 {predicted}；尚无 A/B 测量这些设置。",
+    "tuner.vs_default": ("与该方法的引擎默认设置（{flags}）相比（两者均为新启动的服务器），"
+                         "所选设置测得 {speedup}（{low} – {high}）。"),
+    "tuner.vs_default_same": "该区间包含 1.00×：在这里所选设置并不比默认设置明显更快。",
     "tuner.prediction_error": "预测与测量相差 {err:.0%}。",
     "tuner.methods": "方法",
     "tuner.best_k": "最佳草稿长度",

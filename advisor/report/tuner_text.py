@@ -22,6 +22,12 @@ def tuner_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
         lines.append(text(lang, "tuner.predicted_only", predicted=predicted))
     if section.get("prediction_rel_err") is not None:
         lines.append(text(lang, "tuner.prediction_error", err=abs(section["prediction_rel_err"])))
+    if section.get("vs_default_speedup") is not None:
+        low, high = section.get("vs_default_ci_low"), section.get("vs_default_ci_high")
+        lines.append(text(lang, "tuner.vs_default", speedup=fmt_speedup(section["vs_default_speedup"]),
+                          low=fmt_speedup(low), high=fmt_speedup(high), flags=section.get("default_command", "")))
+        if low is not None and high is not None and low <= 1.0 <= high:
+            lines.append(text(lang, "tuner.vs_default_same"))
     breakeven = section.get("breakeven_tau") or {}
     if breakeven:
         values = ", ".join(f"{k}: {v:.2f}" for k, v in breakeven.items() if v is not None)

@@ -22,6 +22,7 @@ from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDo
 from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
 from advisor.evidence.units import ABUnit, ArmResult
 from advisor.evidence.warnings import WarningCode
+from advisor.steps.ab_default import compare_with_default
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import run_prompt
 from probes.engines.base import EngineAdapter, EngineError
@@ -81,8 +82,12 @@ class ABStep:
             decision = decide_ab(pairs, policy)
         # The flags this A/B measured are what the recommendation repeats (after the tuner they differ from
         # the flags the ON server started with).
-        evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool,
-                           on_argv=tuple(ctx.arms.on.spec_argv), on_params=ctx.arms.spec_params())
+        on_argv, on_params = tuple(ctx.arms.on.spec_argv), ctx.arms.spec_params()
+        vs_default = None
+        if not ctx.cancelled and not stop_reason:
+            vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], _measure_pair, self.id)
+        evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool, on_argv=on_argv,
+                           on_params=on_params, vs_default=vs_default)
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in decision.guards.items() if not ok]
         if stop_reason:

@@ -1,0 +1,96 @@
+"""After the A/B: the tuner's choice against the engine's own defaults for the method.
+
+The A/B says whether the chosen settings beat speculation off; a user who already runs the engine's defaults
+also needs to know whether moving to the chosen ones pays. Both servers restart fresh (n-gram tables empty),
+the OFF server with the defaults, the ON one with the choice; the same held-out prompts run as counterbalanced
+pairs; the speedup is the geometric mean with its t-interval (reliability.md §2.4). It informs the report;
+the verdict still rests on the A/B against speculation off. The OFF server is restored afterwards.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Generator, Sequence
+from dataclasses import replace
+from typing import Any
+
+from advisor.ab.guards import is_counted
+from advisor.ab.types import PairResult
+from advisor.events import Event, Progress, UnitDone
+from advisor.evidence.schema import ServerRestart
+from advisor.evidence.steps import VsDefault
+from advisor.evidence.tuner import TuneEvidence
+from advisor.evidence.units import ABUnit
+from advisor.run.engine_runner import ServerConfig, spec_args
+from advisor.stats import geometric_mean_ci
+from advisor.steps.base import StepContext
+
+UNIT_PREFIX = "vs-default:"
+
+
+def default_config(ctx: StepContext) -> ServerConfig | None:
+    """The ON server's configuration with the engine's defaults for the user's method, when the tuner's
+    applied choice has other flags (None: nothing to compare, attached servers, or no choice)."""
+    tune = ctx.prior.get("tune")
+    on = ctx.arms.on
+    if not isinstance(tune, TuneEvidence) or tune.choice is None or not tune.choice.applied:
+        return None
+    if on is None or on.config is None or ctx.arms.off is None or ctx.arms.off.config is None:
+        return None
+    user = ctx.config
+    default = replace(on.config, spec_type=user.spec_type, draft_max=None, synth_len=None,
+                      draft_model=user.draft_model)
+    dialect = ctx.arms.dialect
+    if spec_args(default, dialect) == spec_args(on.config, dialect):
+        return None  # the choice is the defaults: the A/B already measured them
+    return default
+
+
+def compare_with_default(ctx: StepContext, prompts: Sequence[Any], measure_pair: Any,
+                         step_id: str) -> Generator[Event, None, VsDefault | None]:
+    """Measure up to `budget.ab_vs_default_pairs` pairs of the choice against the defaults."""
+    n = min(ctx.config.budget.ab_vs_default_pairs, len(prompts))
+    default = default_config(ctx) if n > 0 else None
+    off, on = ctx.arms.off, ctx.arms.on
+    if default is None or off is None or on is None or off.config is None:
+        return None
+    original, phase = off.config, f"{step_id}:vs-default"
+    pairs: list[PairResult] = []
+    try:
+        ctx.restarts.append(ServerRestart("off", phase, off.generation + 1, off.restart(default)))
+        _warm(ctx, off.adapter)
+        ctx.fresh_on(phase)
+        chosen_argv, default_argv = tuple(on.spec_argv), tuple(off.spec_argv)
+        for i, prompt in enumerate(prompts[:n]):
+            if ctx.cancelled:
+                break
+            key = UNIT_PREFIX + prompt.id
+            unit = ctx.resumed(key, ABUnit)
+            if unit is None:
+                unit = measure_pair(off.adapter, on.adapter, prompt, on_first=i % 2 == 1, ctx=ctx)
+                yield UnitDone(step_id, key, unit)
+            pairs.append(unit.pair)
+            yield Progress(step_id, i + 1, n, f"against the engine defaults: pair {i + 1}")
+    finally:
+        ctx.restarts.append(ServerRestart("off", f"{step_id}:restore", off.generation + 1, off.restart(original)))
+    return summarise(default_argv, chosen_argv, pairs)
+
+
+def summarise(default_argv: tuple[str, ...], chosen_argv: tuple[str, ...],
+              pairs: Sequence[PairResult]) -> VsDefault:
+    """The comparison's figures from its counted pairs (no interval below two pairs)."""
+    counted = [p for p in pairs if is_counted(p)]
+    speedup = low = high = None
+    if counted:
+        ci = geometric_mean_ci([p.off_ms_per_token for p in counted], [p.on_ms_per_token for p in counted])
+        speedup = math.exp(ci.mean)
+        if len(counted) >= 2:
+            low, high = ci.geo_low, ci.geo_high
+    return VsDefault(default_argv=default_argv, chosen_argv=chosen_argv, n_pairs=len(counted), speedup=speedup,
+                     ci_low=low, ci_high=high, pairs=tuple(pairs))
+
+
+def _warm(ctx: StepContext, adapter: Any) -> None:
+    budget, cfg = ctx.config.budget, ctx.config
+    for warm in ctx.workload.warmup[: budget.warmup_requests]:
+        adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
