@@ -135,6 +135,8 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
         f"at end: {meta.get('load_avg_end')}",
         f"- **Engine**: {m.get('llama_server') or 'not installed'}",
         f"- **Mode**: {'--skip-slow (quick check and 20k simulation skipped)' if meta.get('skip_slow') else 'full'}",
+        *([f"- **Stopped early**: {meta['stopped_early']}; figures of the stages not reached are not measured"]
+          if meta.get("stopped_early") else []),
         "",
         "| figure | meaning | method | goal | measured | status | note |",
         "|---|---|---|---|---|---|---|",
@@ -157,7 +159,8 @@ def build_json(results: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
     """Top level: every figure key (number or null), its `<key>_note`, status, and the run's metadata."""
     out: dict[str, Any] = {"date": meta.get("date"), "machine": meta.get("machine"),
                            "command": meta.get("command"), "skip_slow": meta.get("skip_slow"),
-                           "gpu_section": meta.get("gpu_section"), "seconds": meta.get("seconds")}
+                           "gpu_section": meta.get("gpu_section"), "seconds": meta.get("seconds"),
+                           "stopped_early": meta.get("stopped_early")}
     for g in GOALS:
         value = results.get(g.key)
         out[g.key] = value if isinstance(value, int | float) and math.isfinite(value) else None

@@ -59,9 +59,10 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
 
 
 def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s: float = 600.0,
-        gui_steps: str | None = None) -> dict[str, Any]:
-    """All figures in one dict (keys, `<key>_note`s and details)."""
-    results: dict[str, Any] = {}
+        gui_steps: str | None = None, results: dict[str, Any] | None = None) -> dict[str, Any]:
+    """All figures in one dict (keys, `<key>_note`s and details), filled in `results` stage by stage so a run
+    stopped part-way still has the figures of the stages it finished."""
+    results = {} if results is None else results
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
     results |= _stage("calibration", calibration.measure, calibration.KEYS)
     results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
@@ -98,7 +99,12 @@ def main(argv: list[str] | None = None) -> int:
     meta: dict[str, Any] = {"date": started, "machine": machine(), "skip_slow": args.skip_slow,
                             "command": " ".join([".venv/bin/python -m bench.run_all",
                                                  *(argv if argv is not None else sys.argv[1:])])}
-    results = run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps)
+    results: dict[str, Any] = {}
+    try:
+        run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results)
+    except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl-C or SIGTERM: keep what was measured
+        meta["stopped_early"] = f"stopped by {type(exc).__name__} after {time.monotonic() - t0:.0f} s"
+        print(f"[bench] {meta['stopped_early']}; writing the figures measured so far", flush=True)
     meta["seconds"] = time.monotonic() - t0
     meta["load_avg_end"] = [round(x, 2) for x in os.getloadavg()]
     gpu = meta["machine"].get("gpu")
