@@ -70,6 +70,8 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("peer", lambda: peer.measure(tg=peer_tg), (peer.KEY,))
     reps = SKIP_SLOW_REPS if skip_slow else sim_figures.FULL_REPS
     results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
+    results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
+                      (gui_figures.REDRAW, gui_figures.STALL))
     slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS)
     if skip_slow:
         note = "skipped: --skip-slow leaves out the quick checks, the pool effect and the tuner against a sweep"
@@ -79,8 +81,6 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
         results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS)
         results |= _stage("pool_effect", pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM))
         results |= _stage("tuner", tuner.measure, tuner.KEYS)
-    results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
-                      (gui_figures.REDRAW, gui_figures.STALL))
     return results
 
 
