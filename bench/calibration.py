@@ -62,7 +62,8 @@ def score_cases(cases: Sequence[Case]) -> list[Scored]:
                 detail: dict[str, Any] = {"decided_by": out.get("decided_by"), "error": out.get("error")}
                 p = predict(case.facts)
                 if p is not None:
-                    detail |= {"terms": _terms(p), "priors": list(p.priors), "tau": p.tokens_per_step}
+                    detail |= {"terms": _terms(p), "priors": list(p.priors), "tau": p.tokens_per_step,
+                               "plain_step_ms": p.plain_step_ms}
                 scored.append(Scored(case, float(pred) if isinstance(pred, int | float) else None,
                                      str(out.get("verdict", "ERROR")), detail))
         finally:
@@ -81,13 +82,27 @@ def _with_baseline(facts: dict[str, object]) -> float | None:
 def reasons(s: Scored) -> list[str]:
     """What the model assumed for a case and why the facts may not describe it."""
     out = [str(s.detail["terms"])] if "terms" in s.detail else []
-    out += outside_facts(s.case, s.detail.get("tau"), _with_baseline)
+    out += _outside(s)
     if s.detail.get("priors"):
         out.append("assumed: " + "; ".join(s.detail["priors"]))
     note = str(s.case.record.get("notes") or "")
     if note:
         out.append("source: " + (note if len(note) <= 160 else note[:157] + "…"))
     return out
+
+
+def _outside(s: Scored) -> list[str]:
+    return outside_facts(s.case, s.detail.get("tau"), _with_baseline, s.detail.get("plain_step_ms"))
+
+
+def wrong_direction_reasons(scored: Sequence[Scored], wrong_ids: Sequence[str]) -> str:
+    """For each case the model got the wrong way round, what in its record says the facts cannot describe it."""
+    parts = []
+    for s in scored:
+        if s.case.id in wrong_ids:
+            notes = _outside(s)
+            parts.append(f"{s.case.id}: {'; '.join(notes) if notes else 'nothing in the record explains it'}")
+    return " · ".join(parts)
 
 
 def with_source_baselines(cases: Sequence[Case]) -> dict[str, Any]:
@@ -122,7 +137,9 @@ def measure(paths: Sequence[Path] | None = None) -> dict[str, Any]:
         "calibration_direction_accuracy": summ["direction_accuracy"],
         "calibration_direction_accuracy_note": (
             f"{summ['direction_right']}/{summ['direction_cases']} clear cases with acceptance; "
-            f"wrong: {', '.join(summ['direction_wrong']) or 'none'}; {where}"),
+            f"wrong: {', '.join(summ['direction_wrong']) or 'none'}; {where}"
+            + (f". Why the wrong ones are outside the facts — {why}" if (why := wrong_direction_reasons(
+                scored, summ["direction_wrong"])) else "")),
         "calibration_median_rel_err": summ["median_rel_err"],
         "calibration_median_rel_err_note": f"over {summ['error_cases']} cases with a prediction and a measured speedup",
         "calibration_p90_rel_err": summ["p90_rel_err"],
