@@ -154,7 +154,7 @@ STRINGS: dict[str, str] = {
     "tuner.hint": ("Predicted from one run at the longest draft (per-position acceptance) and the verify-cost "
                    "curve; the verdict rests on the A/B."),
     "section.reconcile": "Perf model against the A/B",
-    "reconcile.predicted": "The perf model predicts {predicted} for the setup this check measured ({terms}).",
+    "reconcile.predicted": "Predicted {predicted} for the setup this check measured ({terms}).",
     "reconcile.terms": ("γ = {gamma}, {tau} tokens per verify step; verify {verify}, draft {draft} and fixed "
                         "overhead {overhead} of a {plain} ms plain step"),
     "reconcile.measured": "The A/B measured {measured}: the prediction is off by {err:+.0%}.",
