@@ -70,3 +70,11 @@ def test_a_check_without_acceptance_says_there_is_nothing_to_compare() -> None:
     assert reconciliation_section(None) is None  # a report from a facts file has no check to reconcile
     md = render_markdown(build_report(None, sample_facts(), sample_verdict()), "en")
     assert strings_en.STRINGS["section.reconcile"] not in md
+
+
+def test_evidence_from_before_the_terms_reads_without_them() -> None:
+    old = {"predicted_speedup": 0.29, "priors": ["draft cost 0 (prior for ngram-mod)"], "gamma": 8,
+           "verify_ratio": 3.4, "measured_speedup": None}  # as tests/fixtures/runs/demo-quick holds it
+    lines = reconciliation_sentences(old, "en")
+    assert lines[0] == strings_en.STRINGS["reconcile.predicted_bare"].format(predicted="0.29×")
+    assert lines[1] == strings_en.STRINGS["reconcile.unmeasured"] and "ngram-mod" in lines[2]

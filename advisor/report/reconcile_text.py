@@ -40,12 +40,18 @@ def reconciliation_sentences(section: Mapping[str, Any] | None, lang: str) -> li
     predicted = section.get("predicted_speedup")
     if predicted is None:
         return [text(lang, "reconcile.none")]
-    terms = text(lang, "reconcile.terms", gamma=section.get("gamma") or "—",
-                 tau=f"{section['tokens_per_step']:.2f}" if section.get("tokens_per_step") is not None else "—",
+    tau, plain = section.get("tokens_per_step"), section.get("plain_step_ms")
+    if tau is None or plain is None:  # evidence written before the reconciliation carried the model's terms
+        return [text(lang, "reconcile.predicted_bare", predicted=fmt_speedup(predicted)), *_after(section, lang)]
+    terms = text(lang, "reconcile.terms", gamma=section.get("gamma") or "—", tau=f"{tau:.2f}",
                  verify=_ratio(section.get("verify_ratio")), draft=_ratio(section.get("draft_cost_ratio")),
-                 overhead=_ratio(section.get("overhead_ratio")),
-                 plain=f"{section['plain_step_ms']:.1f}" if section.get("plain_step_ms") is not None else "—")
-    lines = [text(lang, "reconcile.predicted", predicted=fmt_speedup(predicted), terms=terms)]
+                 overhead=_ratio(section.get("overhead_ratio")), plain=f"{plain:.1f}")
+    return [text(lang, "reconcile.predicted", predicted=fmt_speedup(predicted), terms=terms), *_after(section, lang)]
+
+
+def _after(section: Mapping[str, Any], lang: str) -> list[str]:
+    """The measured A/B beside the prediction (or that there is none), then what the prediction assumed."""
+    lines = []
     measured, err = section.get("measured_speedup"), section.get("relative_error")
     if measured is not None and err is not None:
         lines.append(text(lang, "reconcile.measured", measured=fmt_speedup(measured), err=err))

@@ -155,6 +155,7 @@ STRINGS: dict[str, str] = {
                    "curve; the verdict rests on the A/B."),
     "section.reconcile": "Perf model against the A/B",
     "reconcile.predicted": "Predicted {predicted} for the setup this check measured ({terms}).",
+    "reconcile.predicted_bare": "Predicted {predicted} for the setup this check measured.",
     "reconcile.terms": ("γ = {gamma}, {tau} tokens per verify step; verify {verify}, draft {draft} and fixed "
                         "overhead {overhead} of a {plain} ms plain step"),
     "reconcile.measured": "The A/B measured {measured}: the prediction is off by {err:+.0%}.",

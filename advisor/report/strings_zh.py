@@ -150,6 +150,7 @@ STRINGS: dict[str, str] = {
     "tuner.hint": "由最长草稿的一次运行（逐位置接受率）和验证开销曲线预测；结论以 A/B 为准。",
     "section.reconcile": "性能模型与 A/B 对照",
     "reconcile.predicted": "对本次检查所测的设置预测为 {predicted}（{terms}）。",
+    "reconcile.predicted_bare": "对本次检查所测的设置预测为 {predicted}。",
     "reconcile.terms": ("γ = {gamma}，每个验证步骤 {tau} 个 token；验证 {verify}、草稿 {draft}、"
                         "固定开销 {overhead}（相对一个 {plain} ms 的普通解码步骤）"),
     "reconcile.measured": "A/B 实测为 {measured}：预测偏差 {err:+.0%}。",
