@@ -25,9 +25,13 @@ from advisor.cli.main import main as cli_main
 from advisor.paths import CONFIG_DIR_ENV
 from advisor.perf.predict import Prediction, predict
 from bench.calibration_data import DATA_ENV, Case, Scored, data_paths, load, outside_facts, summary, worst
+from bench.calibration_fit import leave_one_source_out
 
 KEYS = ("calibration_direction_accuracy", "calibration_median_rel_err", "calibration_p90_rel_err",
         "calibration_false_skip")
+# Random samples per leave-one-source-out fit (plus the coordinate refinement): ~10 s of CPU for 26 folds, and
+# the same held-out figures as the 2,000 that `bench.calibration_fit --loso` uses.
+LOSO_SAMPLES = 400
 
 
 def decide_cli(facts: dict[str, object], folder: Path) -> dict[str, Any]:
@@ -62,7 +66,8 @@ def score_cases(cases: Sequence[Case]) -> list[Scored]:
                 detail: dict[str, Any] = {"decided_by": out.get("decided_by"), "error": out.get("error")}
                 p = predict(case.facts)
                 if p is not None:
-                    detail |= {"terms": _terms(p), "priors": list(p.priors), "tau": p.tokens_per_step}
+                    detail |= {"terms": _terms(p), "priors": list(p.priors), "tau": p.tokens_per_step,
+                               "plain_step_ms": p.plain_step_ms}
                 scored.append(Scored(case, float(pred) if isinstance(pred, int | float) else None,
                                      str(out.get("verdict", "ERROR")), detail))
         finally:
@@ -81,13 +86,27 @@ def _with_baseline(facts: dict[str, object]) -> float | None:
 def reasons(s: Scored) -> list[str]:
     """What the model assumed for a case and why the facts may not describe it."""
     out = [str(s.detail["terms"])] if "terms" in s.detail else []
-    out += outside_facts(s.case, s.detail.get("tau"), _with_baseline)
+    out += _outside(s)
     if s.detail.get("priors"):
         out.append("assumed: " + "; ".join(s.detail["priors"]))
     note = str(s.case.record.get("notes") or "")
     if note:
         out.append("source: " + (note if len(note) <= 160 else note[:157] + "…"))
     return out
+
+
+def _outside(s: Scored) -> list[str]:
+    return outside_facts(s.case, s.detail.get("tau"), _with_baseline, s.detail.get("plain_step_ms"))
+
+
+def wrong_direction_reasons(scored: Sequence[Scored], wrong_ids: Sequence[str]) -> str:
+    """For each case the model got the wrong way round, what in its record says the facts cannot describe it."""
+    parts = []
+    for s in scored:
+        if s.case.id in wrong_ids:
+            notes = _outside(s)
+            parts.append(f"{s.case.id}: {'; '.join(notes) if notes else 'nothing in the record explains it'}")
+    return " · ".join(parts)
 
 
 def with_source_baselines(cases: Sequence[Case]) -> dict[str, Any]:
@@ -116,21 +135,29 @@ def measure(paths: Sequence[Path] | None = None) -> dict[str, Any]:
     cases = load(files)
     scored = score_cases(cases)
     summ = summary(scored)
+    loso = leave_one_source_out(cases, LOSO_SAMPLES, seed=1)
+    held_out = ("left one source out (each source predicted by constants fitted without it): direction "
+                f"{loso['direction_right']}/{loso['direction_cases']}, median {loso['median_rel_err']}, "
+                f"p90 {loso['p90_rel_err']}") if loso["cases"] else "too few sources to leave one out"
     where = (f"{summ['cases']} cases from {', '.join(p.name for p in files)}; "
              f"{summ['predicted']} predicted ({summ['no_prediction_no_acceptance']} lack acceptance)")
     out: dict[str, Any] = {
         "calibration_direction_accuracy": summ["direction_accuracy"],
         "calibration_direction_accuracy_note": (
             f"{summ['direction_right']}/{summ['direction_cases']} clear cases with acceptance; "
-            f"wrong: {', '.join(summ['direction_wrong']) or 'none'}; {where}"),
+            f"wrong: {', '.join(summ['direction_wrong']) or 'none'}; {where}; {held_out}"
+            + (f". Why the wrong ones are outside the facts — {why}" if (why := wrong_direction_reasons(
+                scored, summ["direction_wrong"])) else "")),
         "calibration_median_rel_err": summ["median_rel_err"],
-        "calibration_median_rel_err_note": f"over {summ['error_cases']} cases with a prediction and a measured speedup",
+        "calibration_median_rel_err_note": (f"over {summ['error_cases']} cases with a prediction and a measured "
+                                            f"speedup; {held_out}"),
         "calibration_p90_rel_err": summ["p90_rel_err"],
         "calibration_p90_rel_err_note": f"nearest rank over {summ['error_cases']} cases",
         "calibration_false_skip": summ["false_skip"],
         "calibration_false_skip_note": (f"SKIP verdicts on cases measured faster: {summ['false_skip_ids'] or 'none'}; "
                                         f"SKIPs on cases measured slower: {summ['true_skip']}"),
         "calibration_summary": summ,
+        "calibration_leave_one_source_out": loso,
         "calibration_with_source_baselines": with_source_baselines(cases),
         "calibration_worst": [{"id": s.case.id, "predicted": s.predicted, "measured": s.case.speedup,
                                "verdict": s.verdict, "reasons": reasons(s)} for s in worst(scored)],
@@ -148,6 +175,7 @@ def _print(out: dict[str, Any]) -> None:
         print(f"verdicts: {summ['verdicts']}; largest under-prediction of a gain: "
               f"{summ['max_underprediction_of_a_gain']:.2f}×")
         print(f"with the sources' baseline tok/s added to the facts: {out['calibration_with_source_baselines']}")
+        print(f"left one source out: {out['calibration_leave_one_source_out']}")
     for i, w in enumerate(out.get("calibration_worst") or [], 1):
         pred = f"{w['predicted']:.2f}×" if isinstance(w["predicted"], float) else "n/a"
         print(f"\n{i:2d}. {w['id']}: predicted {pred}, measured {w['measured']:.2f}× ({w['verdict']})")

@@ -124,9 +124,17 @@ def worst(scored: Sequence[Scored], n: int = 10) -> list[Scored]:
     return sorted(rated, key=lambda s: -abs(math.log((s.predicted or 1.0) / (s.case.speedup or 1.0))))[:n]
 
 
+# A source's plain step this many times the one the model derives from the facts means most of the step is
+# engine time (host overhead, eager kernels) that no fact carries; only a measured baseline can tell the model.
+STEP_GAP_FACTOR = 2.0
+
+
 def outside_facts(case: Case, tau: float | None,
-                  with_baseline: Callable[[dict[str, object]], float | None]) -> list[str]:
-    """Why a case may be outside what its facts can describe, from the record alone (no per-case lists)."""
+                  with_baseline: Callable[[dict[str, object]], float | None],
+                  plain_step_ms: float | None = None) -> list[str]:
+    """Why a case may be outside what its facts can describe, from the record alone (no per-case lists).
+
+    `plain_step_ms` is the model's plain step for the batch from the facts as published (ms)."""
     notes: list[str] = []
     est = set(case.record.get("estimated_fields") or [])
     if "speedup" in est:
@@ -142,4 +150,12 @@ def outside_facts(case: Case, tau: float | None,
         p = with_baseline({**case.facts, "baseline.decode_tok_s": float(base)})
         if p is not None:
             notes.append(f"the facts lack the source's baseline {base:g} tok/s; with it the model predicts {p:.2f}×")
+    batch = case.record.get("concurrency_n")
+    if isinstance(base, int | float) and base > 0 and isinstance(batch, int) and batch >= 1 and plain_step_ms:
+        # a serving benchmark's tok/s is the batch's total; one stream's step takes batch ÷ that
+        step = 1000.0 * batch / base
+        if step > STEP_GAP_FACTOR * plain_step_ms:
+            notes.append(f"the source's baseline ({base:g} tok/s over {batch} stream{'s' if batch > 1 else ''}: a "
+                         f"{step:.0f} ms step) is {step / plain_step_ms:.1f}× the {plain_step_ms:.0f} ms step the "
+                         "facts give: the engine's own per-step time dominates, and no fact carries it")
     return notes

@@ -71,15 +71,17 @@ def fit(cases: Sequence[Case], samples: int, seed: int) -> tuple[CostConstants, 
     return best, best_score
 
 
-def leave_one_source_out(cases: Sequence[Case], samples: int, seed: int) -> dict[str, float | int]:
+def leave_one_source_out(cases: Sequence[Case], samples: int, seed: int) -> dict[str, object]:
     """Held-out figures: every source's cases predicted by constants fitted on the other sources."""
     errs: list[float] = []
     right = total = 0
+    wrong: list[str] = []
     for source in sorted({c.source for c in cases}):
         held = [c for c in cases if c.source == source and c.speedup is not None and c.has_acceptance]
-        if not held:
+        rest = [c for c in cases if c.source != source and c.speedup is not None and c.has_acceptance]
+        if not held or not rest:
             continue
-        constants, _ = fit([c for c in cases if c.source != source], samples, seed)
+        constants, _ = fit(rest, samples, seed)
         for case in held:
             p = predict(case.facts, constants)
             if p is None or case.speedup is None:
@@ -87,9 +89,12 @@ def leave_one_source_out(cases: Sequence[Case], samples: int, seed: int) -> dict
             errs.append(abs(p.speedup / case.speedup - 1.0))
             if case.clear:
                 total += 1
-                right += (p.speedup > 1.0) == (case.speedup > 1.0)
-    return {"cases": len(errs), "median_rel_err": nearest_rank(errs, 0.5), "p90_rel_err": nearest_rank(errs, 0.9),
-            "direction_right": right, "direction_cases": total}
+                ok = (p.speedup > 1.0) == (case.speedup > 1.0)
+                right += ok
+                wrong += [] if ok else [f"{case.id} ({p.speedup:.2f}× vs {case.speedup:.2f}×)"]
+    return {"cases": len(errs), "median_rel_err": round(nearest_rank(errs, 0.5), 3) if errs else None,
+            "p90_rel_err": round(nearest_rank(errs, 0.9), 3) if errs else None, "direction_right": right,
+            "direction_cases": total, "direction_wrong": wrong}
 
 
 def main(argv: list[str] | None = None) -> int:

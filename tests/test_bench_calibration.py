@@ -43,6 +43,9 @@ def test_scores_through_decide_facts(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert out["calibration_median_rel_err"] is not None and out["calibration_p90_rel_err"] is not None
     worst_ids = [w["id"] for w in out["calibration_worst"]]
     assert set(worst_ids) == {"gain", "loss", "close"} and all(w["reasons"] for w in out["calibration_worst"])
+    loso = out["calibration_leave_one_source_out"]  # each source predicted by constants fitted without it
+    assert loso["cases"] == 3 and loso["direction_cases"] == 2 and "left one source out" in \
+        out["calibration_median_rel_err_note"]
     goals = {g.key for g in report.GOALS}
     assert set(calibration.KEYS) <= goals
 

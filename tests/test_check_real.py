@@ -39,6 +39,12 @@ def test_quick_check_runs_every_step_and_flags_the_trap(demo_model: Path, llama_
     assert (out / "verdict.json").is_file()
     assert steps["baseline"]["evidence"]["mbu"] > 0
     assert steps["verify"]["evidence"]["points"][0]["k"] == 1
+    # the perf model's prediction from this check's own measurements, beside the A/B it ran
+    rec = evidence["reconciliation"]
+    assert printed["reconciliation"] == rec and rec["measured_speedup"] == steps["ab"]["evidence"]["speedup"]
+    assert rec["predicted_speedup"] > 0 and rec["relative_error"] == pytest.approx(
+        rec["predicted_speedup"] / rec["measured_speedup"] - 1.0)
+    print(f"\nreconciliation: predicted {rec['predicted_speedup']:.3f}×, measured {rec['measured_speedup']:.3f}×")
 
 
 def _ab_config(tmp_path: Path, **changes: Any) -> CheckConfig:

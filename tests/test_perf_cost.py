@@ -50,6 +50,12 @@ def test_moe_verify_prior_is_steep_at_one_stream_and_mild_at_32() -> None:
     assert many.verify_ratio < 1.5 < one.verify_ratio
     moe = cost.MoeShape(128, 8, 0.45)
     assert cost.weight_bytes_ratio(moe, 160) / cost.weight_bytes_ratio(moe, 32) < 1.2
+    # without the counts the typical 128-expert top-8 shape stands in, says so, and behaves the same way
+    unknown = {k: v for k, v in base.items() if not k.startswith("model.expert")}
+    one_p, many_p = predict(unknown | {"workload.concurrency": 1}), predict(unknown | {"workload.concurrency": 32})
+    assert one_p is not None and many_p is not None
+    assert any("MoE shape 128 experts, top-8" in p for p in one_p.priors)
+    assert many_p.verify_ratio < 1.5 < 2.0 < one_p.verify_ratio
 
 
 def test_acceptance_is_read_as_the_engine_counter() -> None:

@@ -11,6 +11,7 @@ import json
 import pytest
 
 from advisor.cli.summary import print_summary
+from advisor.decide.reconcile import reconcile
 from advisor.events import SessionDone
 from advisor.evidence.codec import encode
 from advisor.evidence.io import evidence_from_json
@@ -59,6 +60,22 @@ def test_facts_describe_the_chosen_setting_once_it_was_applied() -> None:
 def test_advice_only_leaves_the_measured_setting_in_the_facts() -> None:
     facts = facts_from_evidence(_tuned(applied=False))
     assert facts["tuner.k"] == 4 and facts["spec.draft_max"] == 8 and "tuner.prediction_rel_err" not in facts
+
+
+def test_a_timed_draft_model_feeds_the_prediction_and_the_reconciliation() -> None:
+    ev = _tuned(method="draft")
+    tune = ev.steps["tune"].evidence
+    assert isinstance(tune, TuneEvidence)
+    probes = (dataclasses.replace(tune.methods[0], draft_cost_ratio=0.12), *tune.methods[1:])
+    steps = {**ev.steps, "tune": dataclasses.replace(ev.steps["tune"], evidence=dataclasses.replace(
+        tune, methods=probes))}
+    facts = facts_from_evidence(dataclasses.replace(ev, steps=steps))
+    assert facts["spec.draft_cost_ratio"] == pytest.approx(0.12)
+    rec = reconcile(facts)
+    assert rec is not None and rec.draft_cost_ratio == pytest.approx(0.12)  # the timing, not a size estimate
+    assert not any("draft model" in p for p in rec.priors)
+    # a head method's untimed 0 is not a measurement: the facts then carry no draft cost
+    assert "spec.draft_cost_ratio" not in facts_from_evidence(_tuned(method="mtp"))
 
 
 def test_the_summary_pairs_the_prediction_only_with_an_ab_of_the_same_flags() -> None:

@@ -9,10 +9,11 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from advisor.report.reconcile_text import reconciliation_sentences
 from ui import theme
 from ui.export_bar import ExportBar
 from ui.run_folder import RunData
-from ui.strings import tr
+from ui.strings import language, tr
 from ui.task_table import TaskTable
 from ui.trace_view import TraceView
 from ui.widgets import FlagsBox, Section
@@ -59,6 +60,7 @@ class VerdictView(QScrollArea):
         self.alternatives = Section("verdict.alternatives")
         self.missing = Section("verdict.missing")
         self.caveats = Section("verdict.caveats")
+        self.model = Section("verdict.model")
         self.tasks = TaskTable()
         self.flags = FlagsBox()
         self.exports = ExportBar()
@@ -84,7 +86,7 @@ class VerdictView(QScrollArea):
         left = QVBoxLayout()
         left.addWidget(self.because)
         left.addWidget(self.tasks)
-        for section in (self.warnings, self.caveats, self.alternatives, self.missing):
+        for section in (self.warnings, self.caveats, self.alternatives, self.missing, self.model):
             left.addWidget(section)
         left.addStretch(1)
         right = QVBoxLayout()
@@ -140,6 +142,7 @@ class VerdictView(QScrollArea):
         self.alternatives.set_items(list(verdict.get("alternatives") or []), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
         self.caveats.set_items(list(verdict.get("caveats") or []), glyph="?")
+        self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), language()))
         measured = verdict.get("measured_with")
         if measured:
             self.because.set_items([*(verdict.get("because") or []), tr("verdict.measured_with", settings=measured)])
@@ -149,7 +152,7 @@ class VerdictView(QScrollArea):
 
     def retranslate(self) -> None:
         """Re-read every label in the current language."""
-        for section in (self.because, self.warnings, self.caveats, self.alternatives, self.missing):
+        for section in (self.because, self.warnings, self.caveats, self.alternatives, self.missing, self.model):
             section.retranslate()
         self.tasks.retranslate()
         self.flags.retranslate()

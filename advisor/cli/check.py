@@ -194,9 +194,10 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if args.json:
-        tuner = session.evidence.tuner
+        tuner, rec = session.evidence.tuner, session.evidence.reconciliation
         result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict,
-                  "tuner": encode(tuner) if tuner is not None else None}
+                  "tuner": encode(tuner) if tuner is not None else None,
+                  "reconciliation": encode(rec) if rec is not None else None}
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:

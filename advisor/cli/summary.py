@@ -7,6 +7,7 @@ from typing import TextIO
 
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
+from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.sections import by_task, tuner_section
 from advisor.report.strings import category_name, mix_line
 from advisor.report.tuner_text import tuner_sentences, tuner_table
@@ -57,6 +58,8 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO) -> None:
         _, rows = tuner_table(tuner, "en")
         for row in rows:
             out.write(f"    {row[0]:<14} k = {row[1]:<3} {row[2]}\n")
+    for line in reconciliation_sentences(reconciliation_section(evidence), "en"):
+        out.write(f"  perf model: {line}\n")
     if evidence.restarts:
         phases = ", ".join(f"{r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
         out.write(f"  ON server restarted before: {phases}\n")

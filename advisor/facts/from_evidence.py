@@ -157,6 +157,12 @@ def _tune(tune: TuneEvidence, out: Facts) -> None:
         return
     out["tuner.method"], out["tuner.k"] = choice.method, choice.k
     _put(out, "tuner.predicted_speedup", choice.predicted_speedup)
+    # the draft model's own speed, timed by the tuner: the perf model (prediction and reconciliation) uses it in
+    # place of its size estimate. 0 means "not timed" for a head method, so only a timed draft model counts.
+    described = choice.method if choice.applied else out.get("spec.method")
+    timed = next((m.draft_cost_ratio for m in tune.methods if m.method == described), None)
+    if timed is not None and timed > 0:
+        out["spec.draft_cost_ratio"] = timed
     if not choice.applied:
         return
     out["spec.method"], out["spec.draft_max"] = choice.method, choice.k

@@ -70,7 +70,7 @@ _SPECS: tuple[FactSpec, ...] = (
        "config"),
     _s("spec.draft_max", "int", "tokens", "drafted tokens per verify step (γ)", "config"),
     _s("spec.draft_cost_ratio", "float", "", "draft cost per drafted token ÷ target cost per token",
-       "measured or user"),
+       "step tune (the draft model timed on its own) or user"),
     _s("spec.draft_model", "str", "", "path or name of the draft model", "config"),
     _s("spec.draft_params_b", "float", "1e9 params", "draft model size", "probe modelfile (draft)"),
     _s("spec.draft_p_min", "float", "", "minimum draft probability to keep drafting", "config"),

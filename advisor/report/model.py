@@ -18,6 +18,7 @@ from advisor import __version__
 from advisor.errors import UserError
 from advisor.evidence.schema import Evidence
 from advisor.redact import redact
+from advisor.report.reconcile_text import reconciliation_section
 from advisor.report.sections import (
     by_task,
     environment_summary,
@@ -73,6 +74,7 @@ def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: M
         "verdict": clean_verdict,
         "by_task": by_task(evidence),
         "tuner": tuner_section(evidence),
+        "reconciliation": reconciliation_section(evidence),
         "environment": environment_summary(evidence, clean_facts),
         "steps": step_summaries(evidence, include_prompts=include_prompts),
         "facts": dict(sorted(clean_facts.items())),

@@ -14,6 +14,7 @@ from typing import Any
 
 from advisor.report.html_style import CSS
 from advisor.report.model import validate_report
+from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.render_json import script_safe_json
 from advisor.report.strings import (
     category_name,
@@ -137,6 +138,15 @@ def _tuner(report: Mapping[str, Any], lang: str) -> str:
             f'<p class="muted">{e(text(lang, "tuner.hint"))}</p></div>')
 
 
+def _reconcile(report: Mapping[str, Any], lang: str) -> str:
+    lines = reconciliation_sentences(report.get("reconciliation"), lang)
+    if not lines:
+        return ""
+    return (f'<h2>{e(text(lang, "section.reconcile"))}</h2><div class="card">'
+            + "".join(f"<p>{e(line)}</p>" for line in lines)
+            + f'<p class="muted">{e(text(lang, "reconcile.hint"))}</p></div>')
+
+
 def _trace(report: Mapping[str, Any], lang: str) -> str:
     keys = ("rule", "branch", "fact", "op", "expected", "actual")
     rows = []
@@ -223,7 +233,7 @@ def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
         f"<title>{e(word)} · {e(text(lang, 'title'))}</title><style>{CSS}</style></head>\n<body><main>"
         f'<header class="top"><div>{meta[0]}</div><div>{meta_right}</div></header>'
         f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}{_by_task(report, lang)}"
-        f"{_tuner(report, lang)}"
+        f"{_tuner(report, lang)}{_reconcile(report, lang)}"
         f"{_steps(report, lang)}{_trace(report, lang)}{_environment(report, lang)}"
         f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
         f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"

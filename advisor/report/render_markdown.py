@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.report.model import validate_report
+from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.strings import (
     category_name,
     concurrency_line,
@@ -139,6 +140,14 @@ def _tuner_section(report: Mapping[str, Any], lang: str) -> list[str]:
             f"*{text(lang, 'tuner.hint')}*", ""]
 
 
+def _reconcile_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    lines = reconciliation_sentences(report.get("reconciliation"), lang)
+    if not lines:
+        return []
+    return [f"### {text(lang, 'section.reconcile')}", "", *(f"- {md_text(s)}" for s in lines), "",
+            f"*{md_text(text(lang, 'reconcile.hint'))}*", ""]
+
+
 def _trace_section(report: Mapping[str, Any], lang: str) -> list[str]:
     keys = ("rule", "branch", "fact", "op", "expected", "actual", "passed")
     rows = []
@@ -199,7 +208,7 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
              " · ".join(b for b in run_bits if b), "",
              *_partial(report, lang), *_verdict_section(report, lang), *_by_task_section(report, lang),
-             *_tuner_section(report, lang), *_trace_section(report, lang),
+             *_tuner_section(report, lang), *_reconcile_section(report, lang), *_trace_section(report, lang),
              *_steps_section(report, lang), *_environment_section(report, lang), "---", "",
              text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
              text(lang, "footer.generated", version=report.get("app_version", "?"))]

@@ -157,6 +157,18 @@ STRINGS: dict[str, str] = {
     "tuner.surface_error": "Cost model against the synthetic surface: median error {err:.0%}.",
     "tuner.hint": ("Predicted from one run at the longest draft (per-position acceptance) and the verify-cost "
                    "curve; the verdict rests on the A/B."),
+    "section.reconcile": "Perf model against the A/B",
+    "reconcile.predicted": "Predicted {predicted} for the setup this check measured ({terms}).",
+    "reconcile.predicted_bare": "Predicted {predicted} for the setup this check measured.",
+    "reconcile.terms": ("γ = {gamma}, {tau} tokens per verify step; verify {verify}, draft {draft} and fixed "
+                        "overhead {overhead} of a {plain} ms plain step"),
+    "reconcile.measured": "The A/B measured {measured}: the prediction is off by {err:+.0%}.",
+    "reconcile.unmeasured": "No A/B speedup was measured to compare it with.",
+    "reconcile.priors": "It assumed: {priors}.",
+    "reconcile.none": "No prediction: this check measured no acceptance rate, so the model has nothing to compare.",
+    "reconcile.hint": ("The same model `decide --facts` uses, fed this check's own measurements (step time, verify "
+                       "curve, acceptance, draft cost); a large gap means the engine does something the model does "
+                       "not see."),
     "chart.tuner_curve": "Predicted speedup by draft length (dot: the A/B of the choice)",
     "chart.surface": "Synthetic acceptance: speedup against τ (dots measured, lines the cost model)",
     "axis.draft_length": "draft length k",

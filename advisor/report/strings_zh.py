@@ -151,6 +151,17 @@ STRINGS: dict[str, str] = {
     "tuner.breakeven": "要持平，每个起草步骤需产出 τ ≥ {values} 个 token（k: τ）；要获得 1.2× 则需其 1.2 倍。",
     "tuner.surface_error": "成本模型对照合成接受率曲面：中位误差 {err:.0%}。",
     "tuner.hint": "由最长草稿的一次运行（逐位置接受率）和验证开销曲线预测；结论以 A/B 为准。",
+    "section.reconcile": "性能模型与 A/B 对照",
+    "reconcile.predicted": "对本次检查所测的设置预测为 {predicted}（{terms}）。",
+    "reconcile.predicted_bare": "对本次检查所测的设置预测为 {predicted}。",
+    "reconcile.terms": ("γ = {gamma}，每个验证步骤 {tau} 个 token；验证 {verify}、草稿 {draft}、"
+                        "固定开销 {overhead}（相对一个 {plain} ms 的普通解码步骤）"),
+    "reconcile.measured": "A/B 实测为 {measured}：预测偏差 {err:+.0%}。",
+    "reconcile.unmeasured": "没有可供对照的 A/B 实测加速比。",
+    "reconcile.priors": "预测所用的假设：{priors}。",
+    "reconcile.none": "无预测：本次检查没有测到接受率，模型无从对照。",
+    "reconcile.hint": ("与 `decide --facts` 相同的模型，输入本次检查自己的测量（步骤耗时、验证开销曲线、"
+                       "接受率、草稿开销）；偏差大说明引擎做了模型看不到的事。"),
     "chart.tuner_curve": "不同草稿长度的预测加速比（圆点：所选设置的 A/B）",
     "chart.surface": "合成接受率：加速比与 τ 的关系（圆点为实测，线为成本模型）",
     "axis.draft_length": "草稿长度 k",

@@ -22,6 +22,10 @@ def test_verdict_view_renders_a_saved_run(window, saved_run: Path) -> None:  # t
     assert view.trace.topLevelItemCount() == len({row["rule"] for row in verdict["trace"]})
     first = view.trace.topLevelItem(0)
     assert first is not None and first.childCount() > 0
+    # the perf model's prediction for the measured setup, beside the A/B (none finished in this run)
+    evidence = json.loads((saved_run / "evidence.json").read_text())
+    predicted = f"{evidence['reconciliation']['predicted_speedup']:.2f}×"
+    assert view.model.isVisibleTo(view) and predicted in view.model.labels[0].text()
 
 
 def test_saved_run_replays_into_the_charts(window, saved_run: Path) -> None:  # type: ignore[no-untyped-def]
