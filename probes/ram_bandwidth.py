@@ -25,9 +25,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 import psutil
+
+if TYPE_CHECKING:  # numpy (~0.1 s) is imported when a measurement runs, not by every reader of RamBandwidth
+    import numpy as np
 
 MIB = 1024**2
 ASSUMED_LLC_MIB = 32  # when the OS does not say: the largest common desktop L3 that is not stacked cache
@@ -64,6 +67,8 @@ def default_threads() -> int:
 
 
 def _copy_pass(pairs: list[tuple[np.ndarray, np.ndarray]], pool: ThreadPoolExecutor | None) -> float:
+    import numpy as np
+
     started = time.perf_counter()
     if pool is None:
         np.copyto(pairs[0][1], pairs[0][0])
@@ -76,6 +81,8 @@ def _copy_pass(pairs: list[tuple[np.ndarray, np.ndarray]], pool: ThreadPoolExecu
 def measure_ram_bandwidth(buffer_mib: int | None = None, threads: int | None = None, budget_s: float = 0.25,
                           max_repeats: int = 10, llc_mib: int | None = None) -> RamBandwidth:
     """Copy a `buffer_mib` array into another, best of up to `max_repeats` passes within about `budget_s`."""
+    import numpy as np
+
     started = time.perf_counter()
     size = buffer_mib or buffer_mib_for(llc_mib, None)
     threads = threads or default_threads()

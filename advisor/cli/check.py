@@ -26,9 +26,6 @@ from advisor.run.session import Session
 from probes.engines.urls import BadEngineUrl, EngineUrl, parse_engine_url
 from probes.model.kv_cache import CACHE_TYPES
 
-NAME = "check"
-HELP = "measure speculative decoding on this machine and give a verdict"
-
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `check`."""

@@ -19,9 +19,6 @@ from probes.engines.llamacpp.binary import find_llama_server
 from probes.engines.urls import BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
 from probes.serialize import to_jsonable
 
-NAME = "probe"
-HELP = "describe this machine's GPU, host, model file and engines (no measurements of speed)"
-
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `probe`."""
