@@ -70,3 +70,26 @@ def test_an_unknown_command_is_refused(capsys: pytest.CaptureFixture[str]) -> No
     with pytest.raises(SystemExit) as stop:
         cli.main(["nonsense"])
     assert stop.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_probe_without_engine_leaves_the_http_client_and_numpy_out() -> None:
+    code = ("import contextlib, io\nfrom advisor.cli.main import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n    assert main(['probe', '--no-scan', '--json']) == 0")
+    heavy = set(HEAVY) - {"psutil"}  # the host probe reads cores and RAM through it
+    assert [m for m in _loaded_after(code) if m.split(".")[0] in heavy or m in heavy] == []
+
+
+def test_listening_tells_an_open_port_from_a_closed_one() -> None:
+    import socket
+
+    from probes.engines.listening import listening, listening_ports
+
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        open_port = server.getsockname()[1]
+        with socket.socket() as spare:  # bound, never listening: a connect is refused
+            spare.bind(("127.0.0.1", 0))
+            closed_port = spare.getsockname()[1]
+            assert listening(open_port) and not listening(closed_port)
+            assert listening_ports([closed_port, open_port]) == [open_port]
