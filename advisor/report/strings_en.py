@@ -60,7 +60,8 @@ STRINGS: dict[str, str] = {
     "gui.no_display_hint": ("run the check from this terminal: `spec-advisor check --quick` (first steps: "
                             "`spec-advisor setup-help`); a saved run as a picture: "
                             "`spec-advisor gui --open RUN_DIR --screenshot FILE.png`"),
-    "progress.overall": "{done}/{total} units · {elapsed} elapsed",
+    "progress.elapsed": "{elapsed} elapsed",
+    "progress.units": "{done}/{total} units",
     "progress.eta": "about {left} left",
     "step.guards": "Checks",
     "step.values": "Results",
