@@ -8,8 +8,7 @@ What a redraw costs (bench/gui_bench.py, offscreen raster engine, 6 plots × 10k
   during a paint schedules a second paint. The x range therefore grows in steps with headroom
   (`X_HEADROOM`), so a new point usually changes only the curve;
 - the grid: semi-transparent grid lines are blended pixel by pixel on every paint; opaque light-grey ones
-  look the same on white and draw as plain lines. The frame (axes, grid, legend) is drawn without
-  antialiasing, which straight lines do not need;
+  look the same on white and draw as plain lines (major ticks only, as the faint minor ones were barely seen);
 - the curve: peak downsampling to one min/max pair per pixel column (spikes stay visible), and long series
   (> THIN_ABOVE points) drawn 1 px wide without antialiasing, which the raster engine draws ~40× faster.
 """
@@ -50,12 +49,12 @@ class LiveChart(pg.PlotWidget):
         self._x_range: tuple[float, float] | None = None
         self._manage_x = True  # False once a subclass fixes the x range itself
         item = self.getPlotItem()
-        self.setAntialiasing(False)  # the frame: straight lines and text; curves keep their own setting
         item.showGrid(x=True, y=True, alpha=1.0)
         for name in ("left", "bottom"):
             axis = item.getAxis(name)
             axis.setTickPen(GRID_COLOUR)
-            axis.setStyle(tickAlpha=255)
+            axis.setStyle(tickAlpha=255, maxTickLevel=0)  # opaque major lines only: minor ones at full
+            # strength would crowd the plot, and faded ones are the per-pixel blending this avoids
             axis.enableAutoSIPrefix(False)  # a prefix change re-lays the label out (HTML) on every range move
         item.enableAutoRange(x=False)
         item.setMenuEnabled(False)
@@ -115,7 +114,11 @@ class LiveChart(pg.PlotWidget):
         self._manage_x = False
         self.getPlotItem().setXRange(*args, **kwargs)
 
-    def _grow_x(self) -> None:
+    def fit_x(self) -> None:
+        """The series are complete (the check ended, a saved run): the x range fits them, no headroom."""
+        self._grow_x(headroom=0.0, force=True)
+
+    def _grow_x(self, headroom: float = X_HEADROOM, force: bool = False) -> None:
         """Fit the x range to the points, in steps: wider by X_HEADROOM when a point passes the right edge."""
         if not self._manage_x:
             return
@@ -130,10 +133,10 @@ class LiveChart(pg.PlotWidget):
             return
         lo, hi = min(lows), max(highs)
         shown = self._x_range
-        if shown is not None and shown[0] <= lo and hi <= shown[1]:
+        if not force and shown is not None and shown[0] <= lo and hi <= shown[1]:
             return  # every point is in view: the axes stay as they are
         span = hi - lo if hi > lo else max(abs(hi), 1.0)
-        self._x_range = (lo, hi + X_HEADROOM * span)
+        self._x_range = (lo, hi + headroom * span) if hi > lo or headroom else (lo - 0.5, hi + 0.5)
         self.getPlotItem().getViewBox().setXRange(*self._x_range, padding=0.02)
 
     def reset(self) -> None:
