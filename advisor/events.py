@@ -26,6 +26,13 @@ class StepStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class RunPlanned:
+    """How many units each step will measure (advisor/run/eta.py), sent once before the first step."""
+
+    units: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class Sample:
     """One point for a live chart: `series` names the curve, `x`/`y` carry units in the series name."""
 
@@ -89,4 +96,4 @@ class SessionDone:
     message: str = ""
 
 
-Event = StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone | SessionDone
+Event = RunPlanned | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone | SessionDone

@@ -22,6 +22,7 @@ from typing import Any
 
 from bench import (
     calibration,
+    cli_time,
     cpu_overhead,
     gui_figures,
     peer,
@@ -64,6 +65,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     stopped part-way still has the figures of the stages it finished."""
     results = {} if results is None else results
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
+    results |= _stage("cli_time", cli_time.measure, cli_time.KEYS)
     results |= _stage("calibration", calibration.measure, calibration.KEYS)
     results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
     results |= _stage("cpu_overhead", lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,))

@@ -66,8 +66,12 @@ class HistoryView(QWidget):
         self.retranslate()
 
     def refresh(self) -> None:
-        """Re-read the run folders (fast: two small JSON files each)."""
-        self.runs = list_runs(self.root)
+        """Re-read the run folders (each evidence.json in full) and show them."""
+        self.show_runs(list_runs(self.root))
+
+    def show_runs(self, runs: list[RunData]) -> None:
+        """Show runs already read (the window reads them on a pool thread at the end of a check)."""
+        self.runs = list(runs)
         self.table.setRowCount(len(self.runs))
         for row, run in enumerate(self.runs):
             s = summary(run)

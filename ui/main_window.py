@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
@@ -24,14 +28,43 @@ from ui import settings
 from ui.controller import CheckController
 from ui.export import make_report
 from ui.history_view import HistoryView
-from ui.run_folder import RunData, RunFolderError, load_run
+from ui.run_folder import RunData, RunFolderError, list_runs, load_run
 from ui.run_view import RunView
 from ui.start_view import StartView
 from ui.strings import language, set_language, tr
 from ui.verdict_view import VerdictView
+from ui.workers import Jobs
 
 log = logging.getLogger(__name__)
 VIEWS = ("start", "run", "verdict", "history")
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """What the end of a check needs that is slow to build (the report: ~0.5 s on 2 cores; the history list:
+    every saved evidence.json), made on a pool thread so the window keeps painting meanwhile."""
+
+    run: RunData | None
+    report: Mapping[str, Any] | None
+    report_error: str | None
+    runs: list[RunData]
+
+
+def report_for(run: RunData) -> tuple[Mapping[str, Any] | None, str | None]:
+    """The report of a decided run, or None with what broke (a damaged run must not take the window down)."""
+    if run.verdict is None:
+        return None, None
+    try:
+        return make_report(run.evidence, run.verdict, run_id=run.run_dir.name), None
+    except Exception as exc:
+        log.exception("cannot build the report")
+        return None, str(exc)
+
+
+def prepare_finish(run: RunData | None, history_root: Path | None) -> Prepared:
+    """Build the report of `run` (when it has a verdict) and re-read the history; no widget is touched."""
+    report, error = report_for(run) if run is not None else (None, None)
+    return Prepared(run, report, error, list_runs(history_root))
 
 
 class MainWindow(QMainWindow):
@@ -40,6 +73,7 @@ class MainWindow(QMainWindow):
     def __init__(self) -> None:
         super().__init__()
         self.controller = CheckController(self)
+        self.jobs = Jobs(self)  # the end of a check is prepared here, off the GUI thread
         self.start_view, self.run_view = StartView(), RunView()
         self.verdict_view, self.history_view = VerdictView(), HistoryView()
         self.stack = QStackedWidget()
@@ -110,16 +144,30 @@ class MainWindow(QMainWindow):
         self.show_view("run")
 
     def _finished(self, done: SessionDone) -> None:
+        """The check ended: the run view says so at once; the report and the history list are built on a
+        pool thread (`prepare_finish`) and shown when ready, so the window never freezes at the end."""
         self.start_view.set_running(False)
         self.run_view.end(done)
         session = self.controller.session
         if done.status == "failed":
             self.start_view.show_error(tr("run.failed", message=done.message or "?"))
-        if done.verdict is not None and session is not None:
-            self._show_verdict(RunData(session.run_dir, session.evidence, dict(done.verdict)))
-            if done.status == "complete":
-                self.show_view("verdict")
-        self.history_view.refresh()
+        run = (RunData(session.run_dir, session.evidence, dict(done.verdict))
+               if done.verdict is not None and session is not None else None)
+        root = self.history_view.root
+        self.jobs.submit(lambda: prepare_finish(run, root),
+                         lambda prepared: self._prepared(prepared, show=done.status == "complete"),
+                         lambda exc: log.error("preparing the end of the check failed: %s", exc))
+
+    def _prepared(self, prepared: Prepared, show: bool) -> None:
+        if prepared.run is not None:
+            self._show_report(prepared.run, prepared.report, prepared.report_error)
+            if show and prepared.report is not None:
+                self.show_view("verdict", refresh_history=False)
+        self.history_view.show_runs(prepared.runs)
+
+    def finishing(self) -> bool:
+        """True while the end of a check is still being prepared (tests and benchmarks wait for it)."""
+        return self.jobs.pending > 0
 
     # — saved runs —
     def open_path(self, path: str) -> bool:
@@ -139,22 +187,21 @@ class MainWindow(QMainWindow):
         self.show_view("verdict" if run.verdict is not None else "run")
 
     def _show_verdict(self, run: RunData) -> None:
+        self._show_report(run, *report_for(run))
+
+    def _show_report(self, run: RunData, report: Mapping[str, Any] | None, error: str | None) -> None:
         self.current_run = run
-        if run.verdict is None:
-            return
-        try:
-            report = make_report(run.evidence, run.verdict, run_id=run.run_dir.name)
-        except Exception as exc:  # a damaged run must not take the window down; say what broke
-            log.exception("cannot build the report")
-            self.start_view.show_error(tr("error.open_run", path=str(run.run_dir), error=str(exc)))
+        if report is None:
+            if error is not None:
+                self.start_view.show_error(tr("error.open_run", path=str(run.run_dir), error=error))
             return
         self.verdict_view.show_run(run, report)
         self.nav["verdict"].setEnabled(True)
 
     # — navigation, language, shutdown —
-    def show_view(self, name: str) -> None:
+    def show_view(self, name: str, refresh_history: bool = True) -> None:
         """Switch to one of VIEWS."""
-        if name == "history":
+        if name == "history" and refresh_history:
             self.history_view.refresh()
         self.stack.setCurrentIndex(VIEWS.index(name))
         self.nav[name].setChecked(True)

@@ -46,6 +46,14 @@ class Ring:
         return (np.concatenate((self._x[self._start:], self._x[:cut])),
                 np.concatenate((self._y[self._start:], self._y[:cut])))
 
+    def x_bounds(self) -> tuple[float | None, float | None]:
+        """The smallest and largest finite x kept (None, None when there is none)."""
+        x, _ = self.arrays()
+        finite = x[np.isfinite(x)]
+        if finite.size == 0:
+            return None, None
+        return float(finite.min()), float(finite.max())
+
     def last_y(self) -> float | None:
         """The newest y, or None when empty."""
         if self._size == 0:

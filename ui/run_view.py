@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
@@ -9,6 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVB
 
 from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
+from advisor.run.eta import Estimate, EtaTracker, estimate_line
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
 from ui.charts.panel import ChartPanel
@@ -31,6 +33,10 @@ class RunView(QWidget):
         self.title.setObjectName("h2")
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        self.overall = QLabel("")  # elapsed and remaining time of the whole run
+        self.overall.setObjectName("muted")
+        self.eta: EtaTracker | None = None
+        self._final: Estimate | None = None
         self.warnings = QListWidget()
         self.warnings.setWordWrap(True)
         self.warnings.setMaximumHeight(150)
@@ -41,7 +47,7 @@ class RunView(QWidget):
         self.new_button = QPushButton()
         self.new_button.clicked.connect(self.new_check)
         left = QVBoxLayout()
-        for widget in (self.title, self.steps, self.status):
+        for widget in (self.title, self.overall, self.steps, self.status):
             left.addWidget(widget)
         left.addWidget(self.warnings)
         left.addStretch(1)
@@ -56,6 +62,7 @@ class RunView(QWidget):
         self.clock = QTimer(self)
         self.clock.setInterval(1000)
         self.clock.timeout.connect(self.steps.tick)
+        self.clock.timeout.connect(self._show_overall)
         self.running = False
         self._status_text: tuple[str, dict[str, Any]] | None = None
         self.retranslate()
@@ -69,12 +76,16 @@ class RunView(QWidget):
         policy = session.policy
         self.charts.start(policy, list(policy_for(policy.ab, config.budget.ab_max_pairs).looks))
         self._set_status("run.starting")
+        self.eta, self._final = EtaTracker(), None
+        self._show_overall()
         self.running = True
         self.clock.start()
         self._set_buttons(running=True, has_verdict=False)
 
     def handle(self, event: Event) -> None:
         """Route one session event (called on the GUI thread by the bridge)."""
+        if self.eta is not None:
+            self.eta(event)
         if isinstance(event, StepStarted):
             self._set_status(None)
             self.steps.start(event.step)
@@ -90,6 +101,9 @@ class RunView(QWidget):
         """The check ended: final redraw, close the list, say how it ended."""
         self.running = False
         self.clock.stop()
+        if self.eta is not None:  # the final elapsed time stays; nothing is left to estimate
+            self._final = replace(self.eta.estimate(), remaining_s=None)
+        self._show_overall()
         self.charts.stop()
         self.steps.close_out()
         if done.status == "complete":
@@ -106,11 +120,18 @@ class RunView(QWidget):
         for step, record in evidence.steps.items():
             self.steps.finish(step, record.status, record.elapsed_s, record.reason)
         self.warnings.clear()
+        self.eta, self._final = None, None
+        self.overall.setText("")
         for w in evidence.warnings(finished_only=False):
             self.warnings.addItem(f"⚠ {w.message}")
         self.charts.replay(evidence)
         self._set_status(None)
         self._set_buttons(running=False, has_verdict=True)
+
+    def _show_overall(self) -> None:
+        """Refresh the run's elapsed time and the estimate of what is left (once there is a rate)."""
+        estimate = self._final or (self.eta.estimate() if self.eta is not None else None)
+        self.overall.setText(estimate_line(estimate, tr) if estimate is not None else "")
 
     def _cancel(self) -> None:
         self.cancel_button.setEnabled(False)
@@ -132,6 +153,7 @@ class RunView(QWidget):
     def retranslate(self) -> None:
         """Re-read every label in the current language."""
         self.title.setText(tr("run.title"))
+        self._show_overall()
         self.cancel_button.setText(tr("run.cancel"))
         self.verdict_button.setText(tr("run.show_verdict"))
         self.new_button.setText(tr("run.new_check"))

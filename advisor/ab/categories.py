@@ -13,10 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from advisor.ab.guards import is_counted
 from advisor.ab.policy import ABPolicy
-from advisor.ab.types import PairResult
-from advisor.stats import t_quantile
+from advisor.ab.types import PairResult, is_counted
 
 Label = Literal["gain", "no-gain", "unclear", "too-few"]
 # A t interval needs a spread: with one pair there is none, so the category is shown as too few.
@@ -36,6 +34,8 @@ class CategorySpeedup:
 
 def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, CategorySpeedup]:
     """Speedup per category of the counted pairs; `gain` only when the whole interval clears 1 + δ."""
+    from advisor.stats import t_quantile  # numpy: only when categories are computed, not on every import
+
     groups: dict[str, list[float]] = {}
     for p in pairs:
         if is_counted(p) and p.category:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from advisor.ab.guards import all_pass, is_counted, record_guards, stat_guard_details, stat_guards, tally
+from advisor.ab.guards import all_pass, record_guards, stat_guard_details, stat_guards, tally
 from advisor.ab.policy import ABPolicy
 from advisor.ab.result import build_decision, fail_closed
 from advisor.ab.sequential import (
@@ -29,7 +29,7 @@ from advisor.ab.sequential import (
     classify,
     look_stats,
 )
-from advisor.ab.types import ABDecision, PairResult
+from advisor.ab.types import ABDecision, PairResult, is_counted
 from advisor.stats import FloatArray
 
 

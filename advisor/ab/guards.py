@@ -141,8 +141,3 @@ def tally(pairs: Sequence[PairResult]) -> RecordCounts:
         throttled=sum(p.throttled for p, f, lp in zip(pairs, failed, loops, strict=True) if not (f or lp)),
         counted=sum(not (f or lp) for f, lp in zip(failed, loops, strict=True)),
     )
-
-
-def is_counted(p: PairResult) -> bool:
-    """A complete pair: both arms succeeded and neither output is a repetition loop."""
-    return p.off_error is None and p.on_error is None and not (p.off_repetition_loop or p.on_repetition_loop)

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from advisor.ab.guards import failed_names, is_counted, tally
+from advisor.ab.guards import failed_names, tally
 from advisor.ab.policy import ABPolicy
 from advisor.ab.sequential import CODE_TO_DECISION, LookStats
-from advisor.ab.types import ABDecision, Decision, PairResult
+from advisor.ab.types import ABDecision, Decision, PairResult, is_counted
 
 
 def _arm_percentiles(counted: Sequence[PairResult]) -> tuple[float | None, ...]:

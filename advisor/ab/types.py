@@ -62,3 +62,8 @@ class ABDecision:
     outputs_match_rate: float | None
     guards: Mapping[str, tuple[bool, str]]
     reasons: tuple[str, ...]
+
+
+def is_counted(p: PairResult) -> bool:
+    """A complete pair: both arms succeeded and neither output is a repetition loop."""
+    return p.off_error is None and p.on_error is None and not (p.off_repetition_loop or p.on_repetition_loop)

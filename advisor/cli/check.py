@@ -26,9 +26,6 @@ from advisor.run.session import Session
 from probes.engines.urls import BadEngineUrl, EngineUrl, parse_engine_url
 from probes.model.kv_cache import CACHE_TYPES
 
-NAME = "check"
-HELP = "measure speculative decoding on this machine and give a verdict"
-
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `check`."""
@@ -163,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         if args.resume:
             config = resumed_config(store, args.resume)
-        session = Session(config, subscribers=[ProgressPrinter()], store=store, resume_run_id=args.resume,
+        session = Session(config, subscribers=[ProgressPrinter(lang=args.lang)], store=store, resume_run_id=args.resume,
                           run_dir=config.out_dir)
         return _run_session(session, args)
 

@@ -9,15 +9,9 @@ from pathlib import Path
 
 from advisor.decide.rules import UNARY_OPS
 from advisor.decide.verdict import Verdict, decide, verdict_to_json
-from advisor.deploy.render import FORMATS, render_deploy
-from advisor.deploy.yaml_load import MAX_CHARS
+from advisor.deploy.base import FORMATS
 from advisor.errors import UserError
-from advisor.evidence.io import load_evidence
 from advisor.facts.checks import load_facts_file
-from advisor.facts.from_evidence import facts_from_evidence
-
-NAME = "decide"
-HELP = "decide from a run folder, an evidence.json or --facts FILE.json; prints verdict, flags and trace"
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +35,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _read_evidence(path: Path) -> dict[str, object]:
+    # The evidence schema is most of the package: a `--facts` decision does not import it.
+    from advisor.evidence.io import load_evidence
+    from advisor.facts.from_evidence import facts_from_evidence
+
     return facts_from_evidence(load_evidence(path))
 
 
@@ -104,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
+    from advisor.deploy.render import render_deploy  # YAML and five renderers: only when a form is asked for
+    from advisor.deploy.yaml_load import MAX_CHARS
+
     manifest: str | None = None
     if args.manifest is not None:
         if args.format_flags != "llmkube":

@@ -1,17 +1,20 @@
 """`spec-advisor gui`: the desktop window (the default when no command is given).
 
-Qt is imported inside `run()` only: `advisor` must stay importable where PySide6 is not installed.
+Qt is imported inside `run()` only: `advisor` must stay importable where PySide6 is not installed. Where there
+is no display (an SSH session on a GPU box), Qt would abort: the command says how to check from the terminal
+instead, and `--screenshot` renders offscreen.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from advisor.errors import UserError
-
-NAME = "gui"
-HELP = "open the desktop app (default when no command is given)"
+from advisor.report.strings import text
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +26,34 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--view", choices=("start", "run", "verdict", "history"), help="which view to show first")
 
 
+def has_display(env: Mapping[str, str], platform: str = sys.platform) -> bool:
+    """Whether a window can open: always on Windows and macOS; elsewhere an X11 or Wayland display, or a Qt
+    platform the user chose (`QT_QPA_PLATFORM=offscreen` and the like)."""
+    if platform in ("win32", "darwin"):
+        return True
+    return any(env.get(name) for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"))
+
+
+def message_language(args: argparse.Namespace, env: Mapping[str, str]) -> str:
+    """`--lang`, else Chinese where the locale is Chinese, else English (the window's saved choice is Qt's)."""
+    if getattr(args, "lang", None):
+        return str(args.lang)
+    locale = env.get("LC_ALL") or env.get("LC_MESSAGES") or env.get("LANG") or ""
+    return "zh" if locale.lower().startswith("zh") else "en"
+
+
 def run(args: argparse.Namespace) -> int:
-    """Open the window; with --screenshot, save it and exit."""
+    """Open the window; with --screenshot, save it and exit. Without a display: the terminal way instead."""
+    if not has_display(os.environ):
+        if args.screenshot is not None:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PNG needs no screen
+        else:
+            lang = message_language(args, os.environ)
+            if getattr(args, "bare", False):  # plain `spec-advisor`: say what to do instead, and end cleanly
+                print(text(lang, "gui.no_display"), file=sys.stderr)
+                print(text(lang, "gui.no_display_hint"), file=sys.stderr)
+                return 0
+            raise UserError(text(lang, "gui.no_display"), hint=text(lang, "gui.no_display_hint"))
     try:
         from ui import app
     except ImportError as exc:  # PySide6 or pyqtgraph missing: a clear message, not a traceback

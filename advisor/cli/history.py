@@ -10,8 +10,6 @@ import sys
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
 
-NAME = "history"
-HELP = "list past runs, or --compare RUN_A RUN_B to see what regressed"
 _MARK = {"regression": "▼", "improvement": "▲", "change": "•"}
 
 

@@ -1,6 +1,7 @@
-"""`spec-advisor` command line: discovers subcommands in `advisor.cli` and maps user errors to exit codes.
+"""`spec-advisor` command line: the table of subcommands, each imported only when it runs; user errors → exit 2.
 
-With no arguments it opens the desktop window (`gui`).
+With no arguments it opens the desktop window (`gui`), or says how to check from the terminal where no display
+is there.
 """
 
 from __future__ import annotations
@@ -8,12 +9,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
-import pkgutil
 import sys
 from collections.abc import Sequence
-from types import ModuleType
+from dataclasses import dataclass
 
-import advisor.cli as commands_pkg
 from advisor import __version__
 from advisor.errors import UserError
 from advisor.redact import install_log_redaction
@@ -23,19 +22,49 @@ EXIT_USER_ERROR = 2
 EXIT_INTERRUPTED = 130
 
 
-def _command_modules() -> list[ModuleType]:
-    found = []
-    for info in pkgutil.iter_modules(commands_pkg.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{commands_pkg.__name__}.{info.name}")
-        if hasattr(module, "NAME") and hasattr(module, "run"):
-            found.append(module)
-    return sorted(found, key=lambda m: str(m.NAME))
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A subcommand: the module holding its `configure(parser)` and `run(args) -> int`, and its one-line help."""
+
+    module: str
+    help: str
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with one subparser per command module."""
+# Names and help live here, not in the modules, so that `--help` and every command import only what they need:
+# `check` pulls in the session, numpy, httpx and gguf, which `decide` or `--help` must not pay for.
+COMMANDS: dict[str, Command] = {
+    "check": Command("advisor.cli.check", "measure speculative decoding on this machine and give a verdict"),
+    "decide": Command("advisor.cli.decide", "decide from a run folder, an evidence.json or --facts FILE.json; "
+                                            "prints verdict, flags and trace"),
+    "gui": Command("advisor.cli.gui", "open the desktop app (default when no command is given)"),
+    "history": Command("advisor.cli.history", "list past runs, or --compare RUN_A RUN_B to see what regressed"),
+    "probe": Command("advisor.cli.probe", "describe this machine's GPU, host, model file and engines "
+                                          "(no measurements of speed)"),
+    "report": Command("advisor.cli.report", "write a report (html, md or json) for a run folder or a "
+                                            "--facts FILE.json"),
+    "rules": Command("advisor.cli.rules", "print the decision tree: every question, its branches, thresholds "
+                                          "and their sources"),
+    "setup-help": Command("advisor.cli.setup_help", "how to get going: the demo engine, your own llama-server "
+                                                    "and model, or a server you already run"),
+}
+
+
+def command_in(argv: Sequence[str]) -> str | None:
+    """The command named in `argv`: its first word that is not an option (no top-level option takes a value)."""
+    for word in argv:
+        if word == "--":
+            return None
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The top-level parser with one subparser per command.
+
+    With `argv`, only the command it names is imported and given its arguments (the others appear in the
+    help list only); without it, every command is configured (for tests and generated docs).
+    """
     parser = argparse.ArgumentParser(
         prog="spec-advisor",
         description="Should I turn on speculative decoding on this machine? Measure, decide, explain.",
@@ -43,20 +72,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"spec-advisor {__version__}")
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in _command_modules():
-        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
-        module.configure(p)
-        p.set_defaults(_run=module.run)
+    chosen = command_in(argv) if argv is not None else None
+    for name, command in sorted(COMMANDS.items()):
+        p = sub.add_parser(name, help=command.help, description=command.help)
+        if argv is None or name == chosen:
+            module = importlib.import_module(command.module)
+            module.configure(p)
+            p.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `spec-advisor` console script; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    if not args_list:
-        args_list = ["gui"]
-    args = parser.parse_args(args_list)
+    bare = not args_list  # no command: the window, or where there is no display, how to check from here
+    parser = build_parser(args_list or ["gui"])
+    args = parser.parse_args(args_list or ["gui"])
+    args.bare = bare
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

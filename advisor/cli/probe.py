@@ -12,15 +12,14 @@ from advisor.cli.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
-from advisor.run.environment import gather
+from advisor.run.environment import package_versions, read_model
 from probes.base import Unavailable
-from probes.engines.discovery import identify, scan_loopback
+from probes.engines.listening import listening_ports
 from probes.engines.llamacpp.binary import find_llama_server
-from probes.engines.urls import BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
+from probes.engines.urls import DEFAULT_PORTS, BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
+from probes.gpu.probe import probe_gpus
+from probes.host import probe_host
 from probes.serialize import to_jsonable
-
-NAME = "probe"
-HELP = "describe this machine's GPU, host, model file and engines (no measurements of speed)"
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -44,6 +43,8 @@ def engine_report(url: str, allow_remote: bool, api_key: str | None = None) -> d
     base = parsed.base
     if not allow_remote and not is_loopback(base):
         raise UserError(f"{base} is not on this machine", hint="pass --allow-remote to probe a remote engine")
+    from probes.engines.discovery import identify  # the HTTP client and adapters: only when there is an engine
+
     found = identify(base, api_key=key)
     if found.info is None:
         problem = found.problem or Unavailable("error")
@@ -63,16 +64,29 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     binary = find_llama_server(args.llama_server)
     if isinstance(binary, Unavailable) and args.llama_server:
         raise UserError(f"cannot use --llama-server {args.llama_server}: {binary.detail or binary.reason}")
-    env = gather(args.model, binary=None)
-    report: dict[str, Any] = {"gpu": encode(env.gpu), "host": encode(env.host), "packages": dict(env.packages)}
-    if env.model is not None:
-        report["model"] = {**encode(env.model), "bytes_per_token_gb": env.model.bytes_per_token / 1e9}
+    # The parts of advisor.run.environment.gather, without building the evidence record (its schema is most of
+    # the package's import time, and probe prints them as they are).
+    report: dict[str, Any] = {"gpu": encode(probe_gpus()), "host": encode(probe_host()),
+                              "packages": package_versions()}
+    if args.model is not None:
+        model = read_model(args.model)
+        report["model"] = {**encode(model), "bytes_per_token_gb": model.bytes_per_token / 1e9}
     report["llama_server"] = to_jsonable(binary if isinstance(binary, Unavailable) else binary.to_dict())
     if engine is not None:
         report["engine"] = engine
     if not args.no_scan:
-        report["running_engines"] = [d.to_dict() for d in scan_loopback()]
+        report["running_engines"] = _running_engines()
     return report
+
+
+def _running_engines() -> list[dict[str, Any]]:
+    """Engines on the default local ports; the HTTP client is imported only when some port is open."""
+    ports = listening_ports(DEFAULT_PORTS)
+    if not ports:
+        return []
+    from probes.engines.discovery import scan_loopback
+
+    return [d.to_dict() for d in scan_loopback(ports)]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,26 +1,37 @@
-"""CLI progress printer: one line per step start/end, a live status line per unit, warnings as they come."""
+"""CLI progress printer: one line per step start/end, a live status line per unit, warnings as they come;
+the run's elapsed and remaining time (advisor/run/eta.py) on each step line and on the live line."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from typing import TextIO
 
 from advisor.events import Event, Progress, QualityWarning, StepDone, StepStarted
+from advisor.report.strings import text
+from advisor.run.eta import EtaTracker, estimate_line
 
 
 class ProgressPrinter:
-    """Subscriber that writes human progress to a stream (stderr by default)."""
+    """Subscriber that writes human progress to a stream (stderr by default), in `lang` (en or zh)."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, lang: str = "en", eta: EtaTracker | None = None) -> None:
         self.stream = stream or sys.stderr
         self._live = self.stream.isatty()
+        self.eta = eta or EtaTracker()
+        self._text = functools.partial(text, lang)
+
+    def overall(self) -> str:
+        """`3/40 units · 1:05 elapsed · about 2:30 left` (the estimate once there is a rate)."""
+        return estimate_line(self.eta.estimate(), self._text)
 
     def __call__(self, event: Event) -> None:
         """Print `event` if it is something a person wants to see."""
+        self.eta(event)
         if isinstance(event, StepStarted):
-            self._line(f"[{event.index}/{event.total}] {event.title}")
+            self._line(f"[{event.index}/{event.total}] {event.title} — {self.overall()}")
         elif isinstance(event, Progress) and self._live:
-            self.stream.write(f"\r      {event.done}/{event.total} {event.message[:60]:<60}")
+            self.stream.write(f"\r\033[K      {event.done}/{event.total} {event.message[:40]:<40} {self.overall()}")
             self.stream.flush()
         elif isinstance(event, QualityWarning):
             self._line(f"      ! {event.message}")

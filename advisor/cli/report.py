@@ -20,8 +20,6 @@ from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
 from advisor.report.strings import LANGS
 
-NAME = "report"
-HELP = "write a report (html, md or json) for a run folder or a --facts FILE.json"
 _SUFFIX_FORMAT = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 
 

@@ -9,9 +9,6 @@ from pathlib import Path
 from advisor.decide.rules import load_rules
 from advisor.decide.tree import render_tree
 
-NAME = "rules"
-HELP = "print the decision tree: every question, its branches, thresholds and their sources"
-
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments: --tree (the default view), --markdown, --rules DIR, --no-overrides."""

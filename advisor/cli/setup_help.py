@@ -9,9 +9,6 @@ from typing import Any
 
 from advisor.demo.first_run import first_run_advice
 
-NAME = "setup-help"
-HELP = "how to get going: the demo engine, your own llama-server and model, or a server you already run"
-
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `setup-help`."""

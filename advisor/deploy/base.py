@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import posixpath
 from dataclasses import dataclass, field
+from typing import Literal, get_args
 
 from advisor.errors import UserError
 from advisor.recommend.types import Recommendation
+
+DeployFormat = Literal["plain", "llmkube", "docker", "compose", "systemd"]
+FORMATS: tuple[str, ...] = get_args(DeployFormat)  # here, not in render.py: the CLI lists them without YAML
 
 # Placeholders are upper-case file names the user cannot mistake for a real path; each output lists them.
 MODEL_PLACEHOLDER = "MODEL.gguf"

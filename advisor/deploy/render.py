@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal, get_args
 
 import advisor.deploy.compose as compose
 import advisor.deploy.docker as docker
 import advisor.deploy.llmkube as llmkube
 import advisor.deploy.plain as plain
 import advisor.deploy.systemd as systemd
-from advisor.deploy.base import DeployError, DeployRequest, request_for
+from advisor.deploy.base import FORMATS, DeployError, DeployFormat, DeployRequest, request_for
 from advisor.recommend.types import Recommendation
 
-DeployFormat = Literal["plain", "llmkube", "docker", "compose", "systemd"]
-FORMATS: tuple[str, ...] = get_args(DeployFormat)
+__all__ = ["FORMATS", "DeployFormat", "render_deploy"]
 
 _RENDERERS: dict[str, Callable[[DeployRequest], str]] = {
     "plain": plain.render, "llmkube": llmkube.render, "docker": docker.render, "compose": compose.render,

@@ -9,7 +9,6 @@ Whether the numbers agree with each other is checked where they become facts (ad
 from __future__ import annotations
 
 import json
-import stat
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -17,14 +16,14 @@ from typing import Any
 
 from advisor.atomic import write_atomic
 from advisor.evidence.codec import EvidenceError, decode, encode
+from advisor.evidence.jsonfile import EVIDENCE_FILE, MAX_EVIDENCE_BYTES, read_json_file
 from advisor.evidence.kinds import EVIDENCE_TYPES
 from advisor.evidence.schema import SCHEMA_VERSION, Evidence, StepRecord
 from advisor.evidence.warnings import WarningCode
 from advisor.redact import redact
 
-EVIDENCE_FILE = "evidence.json"
-# A quick check writes ~100 KB and a full one a few MB; far larger is not an evidence file.
-MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
+__all__ = ["EVIDENCE_FILE", "MAX_EVIDENCE_BYTES", "evidence_path", "load_evidence", "read_json_file",
+           "save_evidence", "to_json_text"]
 
 
 def evidence_path(path: Path) -> Path:
@@ -41,31 +40,6 @@ def save_evidence(evidence: Evidence, run_dir: Path) -> Path:
     """Write `run_dir/evidence.json` atomically; returns its path."""
     run_dir.mkdir(parents=True, exist_ok=True)
     return write_atomic(run_dir / EVIDENCE_FILE, to_json_text(evidence))
-
-
-def read_json_file(path: Path, *, what: str, max_bytes: int = MAX_EVIDENCE_BYTES) -> Any:
-    """Parse a JSON file the user named: a regular file of bounded size, UTF-8, not absurdly nested."""
-    try:
-        info = path.stat()
-    except OSError as exc:
-        raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}",
-                            hint=f"pass a run folder, its {EVIDENCE_FILE}, or --facts FILE.json") from exc
-    if not stat.S_ISREG(info.st_mode):
-        raise EvidenceError(f"{path} is not a regular file (a pipe or device cannot hold {what})")
-    if info.st_size > max_bytes:
-        raise EvidenceError(f"{path} is {info.st_size / 1e6:.0f} MB; {what} is far smaller")
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise EvidenceError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EvidenceError(f"{path} is not valid JSON: {exc}") from None
-    except (RecursionError, ValueError) as exc:  # deeply nested arrays; integers of thousands of digits
-        raise EvidenceError(f"{path} is not usable JSON: {type(exc).__name__}") from None
 
 
 def load_evidence(path: Path) -> Evidence:

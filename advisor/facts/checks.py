@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from advisor.decide.policy import default_policy
-from advisor.evidence.io import read_json_file
+from advisor.evidence.jsonfile import read_json_file
 from advisor.facts.specs import FACT_SPECS, FactsError, validate_facts
 
 # Tolerance for comparing bounds that were computed from the same numbers (rounding only).

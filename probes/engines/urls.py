@@ -17,8 +17,6 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-import httpx
-
 # Ports the common local engines listen on by default (llama.cpp, vLLM, SGLang, LM Studio, Ollama).
 DEFAULT_PORTS = (8080, 8000, 30000, 1234, 11434)
 
@@ -217,6 +215,8 @@ def parse_engine_url(url: str) -> EngineUrl:
     host, ascii_host = _host(host_raw, shown)
     port = _port(port_raw, shown)
     base = f"{scheme}://{host}{f':{port}' if port is not None else ''}{parts.path.rstrip('/')}"
+    import httpx  # ~50 ms: only where a URL is parsed, not in every process that redacts a log line
+
     try:  # the HTTP client must read the same host as we did (no parser differential to exploit)
         client_host = httpx.URL(base).raw_host.decode("ascii").lower()
     except (httpx.InvalidURL, UnicodeError, ValueError):

@@ -10,8 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gguf import LlamaFileType
-
 from probes.model.gguf_header import GgufHeader, SkippedArray, TensorInfo
 from probes.model.info import BLOCK_RE, EXPERT_RE, ModelInfo
 from probes.model.kv_cache import kv_cache_bytes, kv_shape
@@ -19,6 +17,8 @@ from probes.model.kv_cache import kv_cache_bytes, kv_shape
 
 def file_type_name(code: int) -> str:
     """`general.file_type` → short label (3 → "Q4_1", 15 → "Q4_K_M"); unknown codes → "file-type-N"."""
+    from gguf import LlamaFileType  # numpy underneath: imported when a model file is read, not by `probe` alone
+
     try:
         name = LlamaFileType(code).name
     except ValueError:

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
-
 MAGIC = b"GGUF"
 DEFAULT_ALIGNMENT = 32
 MAX_KEPT_ARRAY = 4096  # longer arrays (vocabulary, merges, scores) are summarised unless asked for
@@ -105,7 +103,10 @@ class _Cursor:
         return [self.value(item_type) for _ in range(count)]  # nested arrays are rare and small
 
 
+# `gguf` imports numpy (~0.1 s): imported when a tensor table is read, not by every module that names a type here.
 def _tensor_bytes(type_id: int, n_elements: int) -> int | None:
+    from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
+
     try:
         block, size = GGML_QUANT_SIZES[GGMLQuantizationType(type_id)]
     except (ValueError, KeyError):
@@ -114,6 +115,8 @@ def _tensor_bytes(type_id: int, n_elements: int) -> int | None:
 
 
 def _type_name(type_id: int) -> str:
+    from gguf import GGMLQuantizationType
+
     try:
         return GGMLQuantizationType(type_id).name
     except ValueError:

@@ -6,8 +6,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
-
 # The cache types llama-server accepts for -ctk/-ctv/-ctkd/-ctvd (its --help lists them); f16 is the default.
 CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 DEFAULT_CACHE_TYPE = "f16"
@@ -46,6 +44,8 @@ def kv_shape(meta: Mapping[str, Any]) -> KvShape | None:
 
 def cache_type_bytes(name: str) -> float:
     """Bytes per cached element of a cache type: f16 → 2.0, q8_0 → 34/32 (blocks of 32 with a scale)."""
+    from gguf import GGML_QUANT_SIZES, GGMLQuantizationType  # numpy underneath: only when a size is asked for
+
     try:
         block, size = GGML_QUANT_SIZES[GGMLQuantizationType[name.upper()]]
     except KeyError:

@@ -19,6 +19,7 @@ def _press(window, qtbot, steps: tuple[str, ...], timeout_s: int) -> object:  # 
     with qtbot.waitSignal(window.controller.finished, timeout=timeout_s * 1000) as blocker:
         qtbot.mouseClick(window.start_view.button, _left())
         assert not window.start_view.button.isEnabled()  # one check at a time
+    qtbot.waitUntil(lambda: not window.finishing(), timeout=60_000)  # the report is built off the GUI thread
     return blocker.args[0]
 
 

@@ -2,6 +2,15 @@
 
 Events append to rings (cheap); a QTimer calls `refresh()` at 10–30 Hz, which pushes dirty series with
 `setData`. Redrawing per event would let a burst of samples starve the GUI thread.
+
+What a redraw costs (bench/gui_bench.py, offscreen raster engine, 6 plots × 10k points), and what keeps it low:
+- the axes: pyqtgraph regenerates ticks, labels and grid whenever the range moves, and a range that moves
+  during a paint schedules a second paint. The x range therefore grows in steps with headroom
+  (`X_HEADROOM`), so a new point usually changes only the curve;
+- the grid: semi-transparent grid lines are blended pixel by pixel on every paint; opaque light-grey ones
+  look the same on white and draw as plain lines (major ticks only, as the faint minor ones were barely seen);
+- the curve: peak downsampling to one min/max pair per pixel column (spikes stay visible), and long series
+  (> THIN_ABOVE points) drawn 1 px wide without antialiasing, which the raster engine draws ~40× faster.
 """
 
 from __future__ import annotations
@@ -18,8 +27,10 @@ from ui.ring import Ring
 from ui.strings import tr
 
 # Qt's raster engine draws antialiased pens wider than 1 px ~40× slower; long series (telemetry, big runs)
-# switch to 1 px so a redraw stays in the tens of milliseconds (bench/gui_bench.py).
+# switch to 1 px without antialiasing so a redraw stays within a frame (bench/gui_bench.py).
 THIN_ABOVE = 2000
+X_HEADROOM = 0.25  # when the points pass the right edge, the x range grows by a quarter of the span
+GRID_COLOUR = "#e6e9ee"  # opaque: what the former 15 % black grid looked like on the white plot
 
 
 class LiveChart(pg.PlotWidget):
@@ -35,8 +46,17 @@ class LiveChart(pg.PlotWidget):
         self.items: dict[str, pg.PlotDataItem] = {}
         self._labels: dict[str, str] = {}
         self._suffix = ""
+        self._x_range: tuple[float, float] | None = None
+        self._manage_x = True  # False once a subclass fixes the x range itself
         item = self.getPlotItem()
-        item.showGrid(x=True, y=True, alpha=0.15)
+        item.showGrid(x=True, y=True, alpha=1.0)
+        for name in ("left", "bottom"):
+            axis = item.getAxis(name)
+            axis.setTickPen(GRID_COLOUR)
+            axis.setStyle(tickAlpha=255, maxTickLevel=0)  # opaque major lines only: minor ones at full
+            # strength would crowd the plot, and faded ones are the per-pixel blending this avoids
+            axis.enableAutoSIPrefix(False)  # a prefix change re-lays the label out (HTML) on every range move
+        item.enableAutoRange(x=False)
         item.setMenuEnabled(False)
         item.hideButtons()
         self.setMouseEnabled(x=False, y=False)
@@ -51,6 +71,8 @@ class LiveChart(pg.PlotWidget):
         item = self.plot([], [], pen=theme.pen(colour, width, dashed) if line else None,
                          symbol=symbol, symbolSize=6, symbolBrush=colour, symbolPen=None, connect="finite")
         # Peak downsampling keeps spikes visible; no clipToView: it fights auto-range as new points arrive.
+        # One min/max pair per pixel column is all a line can show (pyqtgraph's default keeps five).
+        item.opts["autoDownsampleFactor"] = 1.0
         item.setDownsampling(auto=True, method="peak")
         self.rings[key], self.items[key], self._labels[key] = Ring(), item, label_key
         self._rebuild_legend()
@@ -74,19 +96,54 @@ class LiveChart(pg.PlotWidget):
             if ring.dirty:
                 x, y = ring.arrays()
                 item = self.items[key]
-                if len(ring) > THIN_ABOVE and item.opts["pen"] is not None and item.opts["pen"].widthF() > 1:
-                    thin = item.opts["pen"]
-                    thin.setWidthF(1.0)
-                    item.setPen(thin)
+                if len(ring) > THIN_ABOVE and item.opts["antialias"]:
+                    item.opts["antialias"] = False  # passed on to the curve by setData below
+                    if item.opts["pen"] is not None and item.opts["pen"].widthF() > 1:
+                        thin = item.opts["pen"]
+                        thin.setWidthF(1.0)
+                        item.setPen(thin)
                 item.setData(x, y)
                 ring.dirty = False
                 count += 1
+        if count:
+            self._grow_x()
         return count
+
+    def setXRange(self, *args: Any, **kwargs: Any) -> None:
+        """A subclass that sets the x range itself keeps it: the stepped range below leaves it alone."""
+        self._manage_x = False
+        self.getPlotItem().setXRange(*args, **kwargs)
+
+    def fit_x(self) -> None:
+        """The series are complete (the check ended, a saved run): the x range fits them, no headroom."""
+        self._grow_x(headroom=0.0, force=True)
+
+    def _grow_x(self, headroom: float = X_HEADROOM, force: bool = False) -> None:
+        """Fit the x range to the points, in steps: wider by X_HEADROOM when a point passes the right edge."""
+        if not self._manage_x:
+            return
+        lows, highs = [], []
+        for ring in self.rings.values():
+            if len(ring):
+                lo, hi = ring.x_bounds()
+                if lo is not None and hi is not None:
+                    lows.append(lo)
+                    highs.append(hi)
+        if not lows:
+            return
+        lo, hi = min(lows), max(highs)
+        shown = self._x_range
+        if not force and shown is not None and shown[0] <= lo and hi <= shown[1]:
+            return  # every point is in view: the axes stay as they are
+        span = hi - lo if hi > lo else max(abs(hi), 1.0)
+        self._x_range = (lo, hi + headroom * span) if hi > lo or headroom else (lo - 0.5, hi + 0.5)
+        self.getPlotItem().getViewBox().setXRange(*self._x_range, padding=0.02)
 
     def reset(self) -> None:
         """Forget all data (a new check starts)."""
         for ring in self.rings.values():
             ring.clear()
+        self._x_range = None
         self._suffix = ""
         self.retranslate()
 

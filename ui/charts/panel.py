@@ -73,6 +73,7 @@ class ChartPanel(QWidget):
             if record.evidence is not None:
                 self.show_evidence(step, record.evidence)
         self.redraw()
+        self.fit()
 
     def start(self, policy: Policy, ab_looks: list[int]) -> None:
         """A check begins: clear, place the policy's lines, start telemetry and the redraw timer."""
@@ -86,12 +87,18 @@ class ChartPanel(QWidget):
     def stop(self) -> None:
         """The check ended: one last redraw, then stop the timer and the sampler."""
         self.redraw()
+        self.fit()
         self.timer.stop()
         self.telemetry.stop()
 
     def redraw(self) -> int:
         """Push dirty series to every chart; returns how many series were redrawn."""
         return sum(chart.refresh() for chart in self.charts)
+
+    def fit(self) -> None:
+        """Every series is complete: fit each chart's x range to its points (no live headroom)."""
+        for chart in self.charts:
+            chart.fit_x()
 
     def reset(self) -> None:
         """Clear every chart."""

@@ -1,0 +1,40 @@
+"""Read a JSON file a user named, with bounds: apart from `io.py` so a `--facts` file is read without
+importing the evidence schema (most of the package; `spec-advisor decide --facts` starts faster without it)."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+from advisor.evidence.codec import EvidenceError
+
+EVIDENCE_FILE = "evidence.json"
+# A quick check writes ~100 KB and a full one a few MB; far larger is not an evidence file.
+MAX_EVIDENCE_BYTES = 64 * 1024 * 1024
+
+
+def read_json_file(path: Path, *, what: str, max_bytes: int = MAX_EVIDENCE_BYTES) -> Any:
+    """Parse a JSON file the user named: a regular file of bounded size, UTF-8, not absurdly nested."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}",
+                            hint=f"pass a run folder, its {EVIDENCE_FILE}, or --facts FILE.json") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise EvidenceError(f"{path} is not a regular file (a pipe or device cannot hold {what})")
+    if info.st_size > max_bytes:
+        raise EvidenceError(f"{path} is {info.st_size / 1e6:.0f} MB; {what} is far smaller")
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EvidenceError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EvidenceError(f"{path} is not valid JSON: {exc}") from None
+    except (RecursionError, ValueError) as exc:  # deeply nested arrays; integers of thousands of digits
+        raise EvidenceError(f"{path} is not usable JSON: {type(exc).__name__}") from None

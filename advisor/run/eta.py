@@ -1,0 +1,123 @@
+"""Overall elapsed and remaining time of a check, for the CLI printer and the window.
+
+The plan: how many units (prompts, canary repeats, verify points, concurrency levels, A/B pairs) each
+step will measure, known once the workload is drawn and the engines are up (`planned_units`, sent as a
+`RunPlanned` event). The rate: seconds per unit as measured so far — the running step's own rate once it has
+finished a unit, and the run's overall rate for the steps still to come. So the estimate is honest:
+- nothing is shown before the first unit has finished (there is no rate yet), nor while a step runs whose
+  units are not planned (the tuner, whose probes depend on what it finds);
+- a step that ends early (the A/B stops as soon as the answer is clear) takes its unused units with it, so
+  the figure is at most what is left, and falls when that happens.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from advisor.config import CheckConfig
+from advisor.events import Event, Progress, RunPlanned, StepDone, StepStarted
+from advisor.run.plan import WorkloadPlan
+
+
+def planned_units(config: CheckConfig, plan: WorkloadPlan, draft_cap: int | None) -> dict[str, int]:
+    """Units per chosen step, counted as the steps report them in `Progress` (the tuner is not planned)."""
+    from advisor.steps.verify import k_values  # the verify step's own ladder, so the count cannot drift
+
+    budget = config.budget
+    units = {"baseline": len(plan.baseline), "acceptance": len(plan.acceptance) + budget.canary_repeats,
+             "verify": len(k_values(draft_cap)), "batch": len(budget.batch_levels), "ab": len(plan.ab)}
+    return {step: units[step] for step in config.steps if step in units}
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """Where the run stands: seconds since it started, units done of planned, seconds left (None: no rate)."""
+
+    elapsed_s: float
+    done: int
+    planned: int
+    remaining_s: float | None
+
+
+class EtaTracker:
+    """A subscriber that keeps the estimate; `estimate()` may be called at any time (the window: each second)."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.started = clock()
+        self.planned: dict[str, int] = {}
+        self.done: dict[str, int] = {}
+        self.ended: set[str] = set()
+        self.current: str | None = None
+        self.step_started = self.started
+        self.unit_seconds = 0.0  # time spent in steps that had units, up to their last finished unit
+        self._last_unit_at = self.started
+
+    def __call__(self, event: Event) -> None:
+        """Update from one session event."""
+        now = self.clock()
+        if isinstance(event, RunPlanned):
+            self.planned = dict(event.units)
+        elif isinstance(event, StepStarted):
+            self.current, self.step_started, self._last_unit_at = event.step, now, now
+        elif isinstance(event, Progress) and event.done >= 1 and event.step in self.planned:
+            # One Progress with done ≥ 1 per finished unit (warm-ups report done = 0).
+            self.done[event.step] = self.done.get(event.step, 0) + 1
+            if event.step != "acceptance":  # the step's own count is the final word (acceptance shares its
+                # Progress with the canary, whose count differs)
+                self.planned[event.step] = max(event.total, self.done[event.step])
+            self.unit_seconds += now - self._last_unit_at
+            self._last_unit_at = now
+        elif isinstance(event, StepDone):
+            self.ended.add(event.step)
+            if self.current == event.step:
+                self.current = None
+
+    def estimate(self) -> Estimate:
+        """The estimate now (remaining_s None until there is a rate and a plan for what runs)."""
+        now = self.clock()
+        done = sum(self.done.values())
+        planned = sum(self.planned.values())
+        return Estimate(now - self.started, done, planned, self._remaining(now, done))
+
+    def _remaining(self, now: float, done: int) -> float | None:
+        if done == 0 or not self.planned:
+            return None
+        if self.current is not None and self.current not in self.planned and self.current != "preflight":
+            return None  # an unplanned step is running: its length is not known
+        overall = self.unit_seconds / done
+        left = 0.0
+        for step, units in self.planned.items():
+            if step in self.ended:
+                continue
+            step_done = self.done.get(step, 0)
+            todo = max(units - step_done, 0)
+            if step == self.current and step_done:
+                rate = (self._last_unit_at - self.step_started) / step_done
+                # the unit under way has already taken part of its time
+                left += max(todo * rate - (now - self._last_unit_at), 0.0)
+            else:
+                left += todo * overall
+        return left
+
+
+def clock_text(seconds: float) -> str:
+    """`m:ss` below an hour, `h:mm:ss` above (seconds rounded)."""
+    total = max(round(seconds), 0)
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+def estimate_line(estimate: Estimate, text: Callable[..., str]) -> str:
+    """`3/40 units · 1:05 elapsed · about 2:30 left` through `text(key, **values)` (the EN/ZH tables of the
+    CLI or the window: both have `progress.units`, `progress.elapsed`, `progress.eta`)."""
+    parts = []
+    if estimate.planned:
+        parts.append(text("progress.units", done=estimate.done, total=estimate.planned))
+    parts.append(text("progress.elapsed", elapsed=clock_text(estimate.elapsed_s)))
+    if estimate.remaining_s is not None:
+        parts.append(text("progress.eta", left=clock_text(estimate.remaining_s)))
+    return " · ".join(parts)

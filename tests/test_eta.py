@@ -1,0 +1,120 @@
+"""Overall elapsed and remaining time (advisor/run/eta.py) and how the CLI prints it, on a fake clock."""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+
+import pytest
+
+from advisor.cli.progress import ProgressPrinter
+from advisor.config import CheckConfig
+from advisor.events import Progress, RunPlanned, StepDone, StepStarted
+from advisor.report.strings import text
+from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_units
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _tracker() -> tuple[EtaTracker, Clock]:
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 10}))
+    return eta, clock
+
+
+def test_no_estimate_before_a_unit_has_finished() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("preflight", "Preflight", 1, 3))
+    clock.now += 5
+    eta(StepDone("preflight", "done"))
+    eta(StepStarted("baseline", "Baseline", 2, 3))
+    eta(Progress("baseline", 0, 4, "warm-up 1"))  # warm-ups are not units
+    clock.now += 3
+    estimate = eta.estimate()
+    assert estimate.remaining_s is None and estimate.elapsed_s == pytest.approx(8.0)
+    assert (estimate.done, estimate.planned) == (0, 14)
+
+
+def test_remaining_from_the_step_rate_and_the_overall_rate() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(2):
+        clock.now += 2.0
+        eta(Progress("baseline", i + 1, 4))
+    # baseline: 2 left at 2 s each; ab: 10 pairs at the overall 2 s per unit
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 + 10 * 2.0)
+    clock.now += 1.5  # the third prompt is under way: its time is already partly spent
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 - 1.5 + 10 * 2.0)
+
+
+def test_a_step_that_stops_early_takes_its_unused_units_with_it() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("ab", "A/B", 1, 1))
+    for i in range(3):
+        clock.now += 4.0
+        eta(Progress("ab", i + 1, 10))
+    eta(StepDone("ab", "done"))
+    assert eta.estimate().remaining_s == pytest.approx(4 * 4.0)  # only baseline's 4 units, at 4 s each
+
+
+def test_an_unplanned_step_shows_no_estimate() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 1
+    eta(Progress("baseline", 1, 4))
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("tune", "Tuner", 2, 2))
+    assert eta.estimate().remaining_s is None
+
+
+def test_the_steps_own_count_replaces_the_plan() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("ab", "A/B", 1, 1))
+    clock.now += 1
+    eta(Progress("ab", 1, 6))
+    assert eta.estimate().planned == 4 + 6
+
+
+def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
+    config = CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "ab"))
+    plan = SimpleNamespace(baseline=[1] * 6, acceptance=[1] * 12, ab=[1] * 20)
+    units = planned_units(config, plan, draft_cap=3)  # type: ignore[arg-type]
+    assert units == {"baseline": 6, "acceptance": 12 + config.budget.canary_repeats, "verify": 4, "ab": 20}
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(0, "0:00"), (59.6, "1:00"), (754, "12:34"), (3725, "1:02:05")])
+def test_clock_text(seconds: float, shown: str) -> None:
+    assert clock_text(seconds) == shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_line_in_both_languages(lang: str) -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 65
+    eta(Progress("baseline", 1, 4))
+    line = estimate_line(eta.estimate(), lambda key, **v: text(lang, key, **v))
+    assert text(lang, "progress.elapsed", elapsed="1:05") in line
+    assert text(lang, "progress.eta", left=clock_text(3 * 65 + 10 * 65)) in line
+
+
+def test_the_printer_adds_the_estimate_to_step_lines() -> None:
+    clock = Clock()
+    out = io.StringIO()
+    printer = ProgressPrinter(out, lang="zh", eta=EtaTracker(clock))
+    printer(RunPlanned({"baseline": 2, "ab": 4}))
+    printer(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 10
+    printer(Progress("baseline", 1, 2))
+    printer(StepDone("baseline", "done", elapsed_s=10))
+    printer(StepStarted("ab", "A/B", 2, 2))
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("[1/2] Baseline — ") and text("zh", "progress.eta", left="0:00") not in lines[0]
+    assert lines[-1].endswith(text("zh", "progress.eta", left="0:40"))
