@@ -23,6 +23,7 @@ from typing import Any
 from bench import (
     calibration,
     cpu_overhead,
+    faults,
     gui_figures,
     peer,
     probe_time,
@@ -76,6 +77,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
                           (quick_check.WALL, quick_check.RECON, quick_check.MBU))
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
+    results |= _stage("faults", faults.measure, faults.KEYS)
     return results
 
 

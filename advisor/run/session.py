@@ -283,7 +283,8 @@ class Session:
             status = "failed"
             saved = " (the last complete save is there)" if self.evidence_path.exists() else ""
             note = f"could not write the run folder {self.run_dir}{saved}: {describe(exc)}"
-            message = message if note.split(":")[0] in message else "\n".join(m for m in (message, note) if m)
+            if f"could not write the run folder {self.run_dir}" not in message:
+                message = "\n".join(m for m in (message, note) if m)
         run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
         return SessionDone(status=status, run_dir=run_dir, verdict=verdict, message=message)
 
