@@ -27,9 +27,29 @@ TINY: Budget = replace(QUICK, max_tokens=16, acceptance_per_category=1, canary_r
                        ab_max_pairs=4, warmup_requests=0, batch_levels=(1, 2), batch_rounds=1)
 
 
-def tiny_config(out: Path, *steps: str, **changes: Any) -> CheckConfig:
+def tiny_config(out: Path, *steps: str, budget: Budget = TINY, **changes: Any) -> CheckConfig:
     """A managed quick check of `steps` with the tiny budget, writing into `out`."""
-    return CheckConfig(quick=True, steps=steps, out_dir=out, threads=2, budget_override=TINY, **changes)
+    return CheckConfig(quick=True, steps=steps, out_dir=out, threads=2, budget_override=budget, **changes)
+
+
+# Copy tasks in one category: n-gram drafting finds text to reuse even in short answers, so acceptance units
+# carry real per-position counters, and one category keeps the step to a handful of requests.
+_VOCAB = (
+    "river", "stone", "lamp", "cloud", "garden", "window", "silver", "orange", "paper", "engine", "violin",
+    "harbor", "candle", "forest", "market", "pencil", "winter", "rocket", "bridge", "castle", "meadow",
+    "tunnel", "mirror", "basket", "anchor", "planet", "ladder", "copper", "velvet", "jungle",
+)
+COPY_BUDGET: Budget = replace(TINY, max_tokens=32, acceptance_per_category=6)
+
+
+def write_copy_prompts(path: Path, n: int = 24) -> Path:
+    """`n` distinct "write this sequence three times" prompts (a fixed seed: the same file every run)."""
+    import random
+
+    rng = random.Random(7)
+    path.write_text("".join(f"Write this sequence three times: {' '.join(rng.sample(_VOCAB, 12))}\n"
+                            for _ in range(n)), encoding="utf-8")
+    return path
 
 
 def run_like_cli(session: Session, *, as_json: bool = True) -> tuple[int, str]:
