@@ -71,3 +71,30 @@ def test_history_command_on_an_immutable_database(tmp_path: Path, capsys: pytest
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert f"cannot write to the run history at {db}" in err and "--no-history" in err
+
+
+def test_acceptance_units_keep_per_position_counters_through_the_history(tmp_path: Path) -> None:
+    # A unit stored and read back (what a resume reuses) gives the same acceptance evidence, per-position
+    # figures and mean acceptance length from /metrics included, as the unit measured in this process.
+    from advisor.evidence.codec import decode, encode
+    from advisor.evidence.steps import RequestRecord
+    from advisor.evidence.units import AcceptanceUnit, CounterDelta
+    from advisor.steps.acceptance import summarise
+
+    measured = [AcceptanceUnit(RequestRecord(prompt_id=f"p{i}", category="code", arm="on", completion_tokens=64,
+                                             decode_ms=300.0, ms_per_token=4.8, tok_s=208.0, draft_tokens=40,
+                                             draft_accepted=30 + i, prompt_tokens=50, cached_tokens=0,
+                                             prompt_ms=20.0, ttft_ms=25.0, total_ms=330.0, stop_reason="limit",
+                                             output_digest=f"d{i}", repetition_loop=False),
+                               CounterDelta(drafts=6.0, draft_tokens=40.0, accepted_tokens=30.0 + i,
+                                            accepted_per_position=(6.0, 5.0, 4.0 + i, 3.0)))
+                for i in range(3)]
+    with RunStore(tmp_path / "h.db") as store:
+        run_id = store.begin_run({}, {})
+        for unit in measured:
+            store.record_unit(run_id, "acceptance", unit.record.prompt_id, encode(unit))
+        reused = [decode(AcceptanceUnit, raw, key) for key, raw in store.completed_units(run_id, "acceptance").items()]
+    assert reused == measured
+    before, after = summarise(measured, 7), summarise(reused, 7)
+    assert after == before and after.mean_length_source == "metrics"
+    assert after.mean_length == pytest.approx(1 + 93 / 18) and after.per_position[2] == pytest.approx(15 / 18)
