@@ -24,8 +24,12 @@ from bench.common import REPO
 
 TRIED, SURVIVED = "faults_tried", "faults_survived"
 KEYS = (TRIED, SURVIVED)
+_ATOMIC = ("test_failed_replace_keeps_old_file", "test_fifo_is_written_through_not_replaced",
+           "test_symlink_is_kept_and_its_file_written", "test_device_node_is_never_replaced",
+           "test_dev_stdout_reaches_the_reader")
 FAULT_TESTS = ("tests/test_run_faults.py", "tests/test_run_faults_process.py", "tests/test_faults.py",
-               "tests/test_atomic.py")
+               "tests/test_run_faults_units.py::test_history_command_on_an_immutable_database",
+               *(f"tests/test_atomic.py::{name}" for name in _ATOMIC))
 
 
 def _cases(junit: Path) -> list[dict[str, str]]:
