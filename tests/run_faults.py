@@ -32,14 +32,14 @@ def tiny_config(out: Path, *steps: str, budget: Budget = TINY, **changes: Any) -
     return CheckConfig(quick=True, steps=steps, out_dir=out, threads=2, budget_override=budget, **changes)
 
 
-# Copy tasks in one category: n-gram drafting finds text to reuse even in short answers, so acceptance units
-# carry real per-position counters, and one category keeps the step to a handful of requests.
+# Copy tasks in one category keep the acceptance step to a handful of requests (the library has one prompt per
+# category at least). The demo model rarely drafts in 16 tokens; units that do carry per-position counters.
 _VOCAB = (
     "river", "stone", "lamp", "cloud", "garden", "window", "silver", "orange", "paper", "engine", "violin",
     "harbor", "candle", "forest", "market", "pencil", "winter", "rocket", "bridge", "castle", "meadow",
     "tunnel", "mirror", "basket", "anchor", "planet", "ladder", "copper", "velvet", "jungle",
 )
-COPY_BUDGET: Budget = replace(TINY, max_tokens=32, acceptance_per_category=6)
+COPY_BUDGET: Budget = replace(TINY, acceptance_per_category=4)
 
 
 def write_copy_prompts(path: Path, n: int = 24) -> Path:

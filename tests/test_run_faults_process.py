@@ -99,7 +99,7 @@ def test_sigkill_then_real_resume_reuses_units_unchanged(demo_model: Path, llama
     assert status == "running" and 2 <= len(before) < COPY_BUDGET.acceptance_per_category
 
     resumed = subprocess.run([sys.executable, "-m", "advisor", "check", "--resume", run_id, "--json"],
-                             env=_env(data), cwd=ROOT, capture_output=True, text=True, timeout=600)
+                             env=_env(data), cwd=ROOT, capture_output=True, text=True, timeout=1500)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
     evidence = json.loads((out / "evidence.json").read_text())
     assert evidence["config"]["budget"]["max_tokens"] == COPY_BUDGET.max_tokens  # resumed with the run's own sizes
