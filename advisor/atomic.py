@@ -3,12 +3,17 @@
 A crash or a full disk mid-write must never leave a half-written report where a good one was: we write a
 temporary file in the *same* folder (so `os.replace` is a rename, not a copy), fsync it, rename it over
 the target and fsync the folder so the rename itself survives a power loss.
+
+Only regular files are replaced. A target that is a device, a pipe or a socket (`-o /dev/null`, a FIFO,
+`-o /dev/stdout`) is written through in place: renaming over it would swap the device node for a plain file
+(as root, /dev/null itself). A symbolic link is kept: the file it points at is written instead.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -27,8 +32,12 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
     The file gets permissions `mode` (0600 by default: reports and databases hold details of the
     user's machine). Raises `OSError` when the folder is missing or read-only; the target is untouched.
     """
-    target = Path(path)
+    given = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    target = _resolve(given)
+    if target is None:
+        _write_through(given, payload)
+        return given
     fd, tmp_name = tempfile.mkstemp(prefix=_TMP_PREFIX + target.name + ".", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -43,6 +52,35 @@ def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int =
         raise
     _fsync_dir(target.parent)
     return target
+
+
+def _resolve(path: Path) -> Path | None:
+    """The regular file to replace for `path`, or None when `path` must be written through (not renamed over).
+
+    A link is followed to the file it names (the link itself stays); a link into /dev or /proc (e.g.
+    /dev/stdout → /proc/self/fd/1) names an open descriptor, never a file to rename over."""
+    target = path
+    if path.is_symlink():
+        real = os.path.realpath(path)
+        if real.startswith(("/dev/", "/proc/")) or not Path(real).parent.is_dir():
+            return None
+        target = Path(real)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        return target  # a new file
+    except OSError:
+        return None
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(21, "is a folder", str(path))
+    return target if stat.S_ISREG(mode) else None
+
+
+def _write_through(path: Path, payload: bytes) -> None:
+    """Write into an existing device, pipe or descriptor as it is (no temp file, no rename, no chmod)."""
+    with open(path, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
 
 
 def _replace_with_retry(src: str, dst: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -141,4 +141,25 @@ def config_from_dict(d: dict[str, Any]) -> CheckConfig:
         kwargs["server_args"] = tuple(kwargs["server_args"])
     if kwargs.get("mix") is not None:  # JSON gives lists of [category, weight]
         kwargs["mix"] = tuple((str(c), float(w)) for c, w in kwargs["mix"])
-    return CheckConfig(**kwargs)
+    config = CheckConfig(**kwargs)
+    # A run measured with its own sizes must resume with them, or the reused units and the new ones differ.
+    stored = _budget_from_dict(d.get("budget"))
+    if stored is not None and stored != config.budget:
+        config = replace(config, budget_override=stored)
+    return config
+
+
+def _budget_from_dict(d: Any) -> Budget | None:
+    if not isinstance(d, dict):
+        return None
+    known = {f for f in Budget.__dataclass_fields__}
+    kwargs = {k: v for k, v in d.items() if k in known}
+    for key in ("batch_levels", "tune_methods"):
+        if key in kwargs:
+            kwargs[key] = tuple(kwargs[key])
+    if "surface_points" in kwargs:
+        kwargs["surface_points"] = tuple(tuple(p) for p in kwargs["surface_points"])
+    try:
+        return Budget(**kwargs)
+    except TypeError:  # written by another release: fall back to the mode's own sizes
+        return None

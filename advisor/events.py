@@ -94,6 +94,7 @@ class SessionDone:
     run_dir: str
     verdict: Mapping[str, Any] | None = None
     message: str = ""
+    history_error: str = ""   # what could not be saved in the history database ("" when all of it was)
 
 
 Event = RunPlanned | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone | SessionDone

@@ -108,6 +108,13 @@ GOALS: tuple[Goal, ...] = (
          "bench/calibration.py: every case with a prediction and a measured speedup", "<=", 0.15),
     Goal("calibration_p90_rel_err", "perf model vs published speedups, p90 |predicted/measured − 1|",
          "bench/calibration.py: nearest rank over the same cases", "report"),
+    Goal("faults_tried", "run-level faults injected on the real demo engine",
+         "bench/faults.py: the fault tests (server SIGKILL in acceptance and A/B, history unwritable mid-run, "
+         "disk full on a small tmpfs, two checks at once, SIGKILL then `check --resume`, non-regular -o targets); "
+         "a fault that cannot be staged here is skipped with its reason", "report"),
+    Goal("faults_survived", "of those, faults whose every asserted property held",
+         "bench/faults.py: right status and exit code, the reason in the verdict, one message and no traceback, "
+         "identical evidence for resumed units", "report"),
     Goal("calibration_false_skip", "SKIP verdicts on published cases that measured faster",
          "bench/calibration.py: verdict of `decide --facts` (no A/B) vs the published speedup", "<=", 0.0),
 )
@@ -151,6 +158,7 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
         lines.append(f"| `{g.key}` | {_cell(g.meaning)} | {_cell(g.method)} | {_cell(g.goal_text)} | "
                      f"{_fmt(value)} | {g.status(value)} | {_cell(results.get(f'{g.key}_note', ''))} |")
     lines += ["", "## GPU", "", _cell(meta.get("gpu_section", "")), ""]
+    lines += _reliability(results)
     missed = [g for g in GOALS if g.status(results.get(g.key)) in ("missed", "not measured")]
     if missed:
         lines += ["## Goals missed or not measured", ""]
@@ -158,6 +166,19 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
                   for g in missed]
         lines.append("")
     return "\n".join(lines)
+
+
+def _reliability(results: dict[str, Any]) -> list[str]:
+    """The reliability section: each fault bench/faults.py injected and whether the run survived it."""
+    cases = results.get("faults")
+    if not isinstance(cases, list) or not cases:
+        return []
+    lines = ["## Reliability", "",
+             f"Faults survived: {_fmt(results.get('faults_survived'))} of {_fmt(results.get('faults_tried'))} "
+             "tried (bench/faults.py).", "", "| fault | outcome | s | detail |", "|---|---|---|---|"]
+    lines += [f"| `{_cell(c.get('fault'))}` | {_cell(c.get('outcome'))} | {_cell(c.get('seconds'))} | "
+              f"{_cell(c.get('detail'))} |" for c in cases if isinstance(c, dict)]
+    return [*lines, ""]
 
 
 def build_json(results: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from bench import (
     calibration,
     cli_time,
     cpu_overhead,
+    faults,
     gui_figures,
     peer,
     pool_effect,
@@ -74,6 +75,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
+    results |= _stage("faults", faults.measure, faults.KEYS)
     slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS)
     if skip_slow:
         note = "skipped: --skip-slow leaves out the quick checks, the pool effect and the tuner against a sweep"

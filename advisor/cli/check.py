@@ -193,10 +193,13 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
     if args.json:
         tuner, rec = session.evidence.tuner, session.evidence.reconciliation
         result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict,
+                  "history_error": done.history_error or None,
                   "tuner": encode(tuner) if tuner is not None else None,
                   "reconciliation": encode(rec) if rec is not None else None}
         json.dump(result, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print_summary(session.evidence, done, sys.stdout)
-    return 0 if done.status == "complete" else (130 if done.status == "aborted" else 1)
+    if done.status == "complete":
+        return 1 if done.history_error else 0  # measured, but the history lost it: a script must not miss that
+    return 130 if done.status == "aborted" else 1

@@ -80,6 +80,10 @@ def connect(path: Path) -> sqlite3.Connection:
                          hint=f"check the folder is writable, or set {DATA_DIR_ENV}") from exc
     try:
         _configure(conn, path)
+    except (OSError, sqlite3.Error) as exc:  # e.g. the file made read-only or immutable: no traceback
+        conn.close()
+        raise StoreError(f"cannot write to the run history at {path}: {exc}",
+                         hint=f"make the file writable, use --no-history, or set {DATA_DIR_ENV}") from exc
     except BaseException:
         conn.close()
         raise

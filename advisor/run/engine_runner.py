@@ -187,6 +187,11 @@ class ManagedServer:
         return self._proc is not None and self._proc.poll() is None
 
     @property
+    def died(self) -> int | None:
+        """The exit status when the process ended without `stop()` (a crash or a kill: -9 is SIGKILL), else None."""
+        return self._proc.poll() if self._proc is not None else None
+
+    @property
     def pid(self) -> int | None:
         """Process id, or None before start."""
         return self._proc.pid if self._proc else None

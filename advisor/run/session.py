@@ -10,6 +10,7 @@ import json
 import logging
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -32,8 +33,10 @@ from advisor.history.store import RunStore
 from advisor.run.arms import Arms, attach, start_managed
 from advisor.run.environment import gather
 from advisor.run.eta import planned_units
+from advisor.run.faults import dead_arm_reason, with_failure_reason
+from advisor.run.lock import CheckLock
 from advisor.run.plan import WorkloadPlan, plan_workload
-from advisor.run.recorder import Recorder
+from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
 from advisor.steps.base import Step, StepContext
 from advisor.steps.registry import steps_for
 from advisor.tune.summary import tuner_summary
@@ -56,8 +59,12 @@ class Session:
         self.resume_run_id = resume_run_id
         self.run_id: str | None = None
         self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
+        self.recorder: Recorder | None = None
+        self.failure: str = ""               # why the run could not go on (an engine died), for the verdict
+        self.history_error: str = ""         # what could not be saved in the history database
         self.cancel_flag = threading.Event()
-        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+        # Two checks started in the same second must never share a folder (one's evidence would be lost).
+        stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S") + "-" + uuid.uuid4().hex[:6]
         self.run_dir = run_dir or config.out_dir or paths.runs_dir() / stamp
         self.evidence = Evidence(config=ConfigRecord.of(config), app_version=__version__,
                                  created_utc=datetime.now(UTC).isoformat(timespec="seconds"))
@@ -98,18 +105,49 @@ class Session:
         save_evidence(self.evidence, self.run_dir)
 
     def run(self) -> SessionDone:
-        """Measure, decide, and return the final event (also sent to subscribers)."""
-        arms: Arms | None = None
+        """Measure, decide, and return the final event (also sent to subscribers).
+
+        A managed check holds the machine's check lock for its whole run: a second one is refused, since
+        two at once share the CPU/GPU and time each other."""
         rules = self.rules
         if rules is None:
-            error = self.rules_error or UserError("the rules did not load")
-            done = SessionDone(status="failed", run_dir="", message=_message(error))
-            self.emit(done)
-            return done
-        if self.store is not None:
+            return self._refused(self.rules_error or UserError("the rules did not load"))
+        lock = CheckLock() if self.config.mode == "managed" else None
+        try:
+            if lock is not None:
+                lock.acquire()
+        except UserError as exc:
+            return self._refused(exc)
+        except OSError as exc:
+            return self._refused(UserError(f"cannot create the check lock in {paths.data_dir()}: {describe(exc)}"))
+        try:
+            return self._run_locked(rules)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _refused(self, error: UserError) -> SessionDone:
+        done = SessionDone(status="failed", run_dir="", message=_message(error))
+        self.emit(done)
+        return done
+
+    def _begin_history(self) -> None:
+        if self.store is None:
+            return
+        try:
             self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {})
-            self.evidence = replace(self.evidence, run_id=self.run_id)
-            self.subscribers.append(Recorder(self.store, self.run_id))
+        except WRITE_ERRORS as exc:
+            self.history_error = f"the start of the run ({describe(exc)})"
+            return
+        self.evidence = replace(self.evidence, run_id=self.run_id)
+        self.recorder = Recorder(self.store, self.run_id)
+
+    def _run_locked(self, rules: RuleSet) -> SessionDone:
+        arms: Arms | None = None
+        self.history_error = ""
+        self._begin_history()
+        if self.recorder is not None:
+            self.subscribers.append(self.recorder)
         try:
             arms = self.arms = self._start()
             plan = self._plan(arms)
@@ -117,20 +155,39 @@ class Session:
             self.emit(RunPlanned(planned_units(self.config, plan, cap)))
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
-            done = self._finish(status, "")
+            done = self._finish("failed", self.failure) if self.failure else self._finish(status, "")
         except UserError as exc:
             done = self._finish("failed", _message(exc))
         except KeyboardInterrupt:
             self.cancel_flag.set()
             done = self._finish("aborted", "interrupted")
+        except OSError as exc:  # the run folder could not be written (a full disk, a read-only folder)
+            done = self._finish("failed", f"could not write the run folder {self.run_dir}: {describe(exc)}")
         except Exception as exc:  # keep the evidence and say what broke, never a bare traceback
             log.exception("check failed")
             done = self._finish("failed", f"internal error: {type(exc).__name__}: {exc}")
         finally:
             if arms is not None:
                 arms.stop()
+        done = self._close_history(done)
         self.emit(done)
         return done
+
+    def _close_history(self, done: SessionDone) -> SessionDone:
+        """Close the run in the history (before subscribers see the end, so the summary can say what could not
+        be saved, once, and where the evidence is instead)."""
+        recorder = self.recorder
+        if recorder is not None:
+            self.subscribers.remove(recorder)
+            recorder.finish(done)
+            self.history_error = recorder.error or ""
+        if not self.history_error or self.store is None:
+            return done
+        where = f"{self.evidence_path}" if done.run_dir else "nowhere: the run folder could not be written either"
+        note = (f"history: could not save {self.history_error} to {self.store.path}; this run is not (fully) in "
+                f"the history. Everything measured is in {where}")
+        return replace(done, history_error=self.history_error,
+                       message="\n".join(m for m in (done.message, note) if m))
 
     def _start(self) -> Arms:
         cfg = self.config
@@ -179,6 +236,11 @@ class Session:
                 # Units measured before the restart are reused as they were; only whole units exist.
                 ctx.resume_units = self.store.completed_units(self.run_id, step.id)
             done = self._run_one(step, ctx)
+            if (dead := dead_arm_reason(ctx.arms, step.id)) is not None:
+                # A step whose server died is never "done", whatever it measured before: the failure is its reason.
+                done = with_failure_reason(done, dead)
+                self.failure = dead
+            self.emit(done)
             if done.evidence is not None:
                 ctx.prior[step.id] = done.evidence
             record = StepRecord(status=done.status, reason=done.reason, elapsed_s=done.elapsed_s,
@@ -187,6 +249,8 @@ class Session:
             self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record},
                                     restarts=tuple(ctx.restarts))
             self.save()
+            if self.failure:
+                break  # timings after a crash would measure a restarted, cold engine against a warm one
 
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
         t0 = time.monotonic()
@@ -194,7 +258,6 @@ class Session:
         try:
             for event in gen:
                 if isinstance(event, StepDone):
-                    self.emit(event)
                     return event
                 # Steps check the cancel flag at each unit and end `aborted` with what they measured, so the
                 # generator is drained rather than closed: closing would lose the partial evidence.
@@ -204,7 +267,6 @@ class Session:
         else:
             done = StepDone(step.id, "failed", reason="the step ended without a result (a bug)",
                             elapsed_s=time.monotonic() - t0)
-        self.emit(done)
         return done
 
     def _finish(self, status: SessionStatus, message: str) -> SessionDone:
@@ -213,10 +275,20 @@ class Session:
         if self.evidence.steps and self.rules is not None:
             self.evidence = replace(self.evidence, tuner=tuner_summary(self.evidence))
             verdict, reconciliation = decide_evidence(self.evidence, self.rules)
+            if self.failure:  # the verdict's reasons start with why the run is not whole
+                verdict["because"] = [self.failure, *verdict.get("because", [])]
             self.evidence = replace(self.evidence, reconciliation=reconciliation)
-            write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))
-        if self.evidence.environment.probed:  # nothing started (bad URL, no engine): no empty run folder
-            self.save()
+        try:
+            if verdict is not None:
+                write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))
+            if self.evidence.environment.probed:  # nothing started (bad URL, no engine): no empty run folder
+                self.save()
+        except OSError as exc:
+            status = "failed"
+            saved = " (the last complete save is there)" if self.evidence_path.exists() else ""
+            note = f"could not write the run folder {self.run_dir}{saved}: {describe(exc)}"
+            if f"could not write the run folder {self.run_dir}" not in message:
+                message = "\n".join(m for m in (message, note) if m)
         run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
         return SessionDone(status=status, run_dir=run_dir, verdict=verdict, message=message)
 

@@ -1,0 +1,41 @@
+"""A managed server that died during a step: the step is failed with that reason, and the run stops there.
+
+Without this a SIGKILLed server read as success: every request to it failed, but the batch step counted its
+failures and ended "done", and the A/B stopped on a failure streak as if the budget had run out.
+"""
+
+from __future__ import annotations
+
+import signal
+from dataclasses import replace
+
+from advisor.events import StepDone
+from advisor.run.arms import Arms
+
+_ARM_NAMES = {"off": "speculation-off", "on": "speculation-on"}
+
+
+def _how(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def dead_arm_reason(arms: Arms, step: str) -> str | None:
+    """Why `step` cannot stand when a managed server of `arms` is no longer running (None when all are)."""
+    dead = []
+    for arm in (arms.off, arms.on):
+        server = arm.server if arm is not None else None
+        code = server.died if server is not None else None
+        if arm is not None and server is not None and code is not None:
+            dead.append(f"the {_ARM_NAMES.get(arm.name, arm.name)} llama-server stopped during the {step} step "
+                        f"({_how(code)}; its log: {server.log_path})")
+    return "; ".join(dead) + "; the run ended there" if dead else None
+
+
+def with_failure_reason(done: StepDone, reason: str) -> StepDone:
+    """`done` as failed, its reason first; the evidence measured before the crash is kept for the record."""
+    return replace(done, status="failed", reason="; ".join(r for r in (reason, done.reason) if r))
