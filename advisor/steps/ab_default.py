@@ -14,8 +14,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from advisor.ab.guards import is_counted
-from advisor.ab.types import PairResult
+from advisor.ab.types import PairResult, is_counted
 from advisor.events import Event, Progress, UnitDone
 from advisor.evidence.schema import ServerRestart
 from advisor.evidence.steps import VsDefault
