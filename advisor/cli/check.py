@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 
+from advisor import jsonout
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
@@ -197,8 +197,7 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
         tuner = session.evidence.tuner
         result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict,
                   "tuner": encode(tuner) if tuner is not None else None}
-        json.dump(result, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        jsonout.dump(result, sys.stdout)
     else:
         print_summary(session.evidence, done, sys.stdout)
     return 0 if done.status == "complete" else (130 if done.status == "aborted" else 1)

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from advisor import jsonout
 from advisor.decide.rules import UNARY_OPS
 from advisor.decide.verdict import Verdict, decide, verdict_to_json
 from advisor.deploy.render import FORMATS, render_deploy
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         data = verdict_to_json(verdict)
         if deploy is not None:
             data["deploy"] = {"format": fmt, "text": deploy}
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        jsonout.dump(data, sys.stdout)
     elif deploy is not None:
         # stdout carries only the deployable text so it can be redirected into a file
         print(f"Verdict: {verdict.verdict}", file=sys.stderr)

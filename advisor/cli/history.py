@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 
+from advisor import jsonout
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
 
@@ -35,14 +35,16 @@ def run(args: argparse.Namespace) -> int:
     """Print the history (an absent database simply means no runs yet)."""
     path = default_db_path()
     if not path.exists() and not args.compare:
-        print("[]" if args.json else f"No runs recorded yet (history: {path}).")
+        if args.json:
+            jsonout.dump({"runs": []}, sys.stdout)
+        else:
+            print(f"No runs recorded yet (history: {path}).")
         return 0
     with RunStore(path) as store:
         if args.compare:
             diffs = store.compare(*args.compare)
             if args.json:
-                json.dump([dataclasses.asdict(d) for d in diffs], sys.stdout, ensure_ascii=False, indent=2)
-                print()
+                jsonout.dump({"differences": [dataclasses.asdict(d) for d in diffs]}, sys.stdout)
             elif not diffs:
                 print("No differences worth flagging.")
             else:
@@ -51,8 +53,7 @@ def run(args: argparse.Namespace) -> int:
             return 0
         runs = store.list_runs(args.limit)
     if args.json:
-        json.dump([dataclasses.asdict(r) for r in runs], sys.stdout, ensure_ascii=False, indent=2)
-        print()
+        jsonout.dump({"runs": [dataclasses.asdict(r) for r in runs]}, sys.stdout)
     else:
         print(_table(runs) if runs else "No runs recorded yet.")
     return 0

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from advisor import jsonout
 from advisor.cli.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the probe report (text or JSON)."""
     report = collect(args)
     if args.json:
-        json.dump(report, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        jsonout.dump(report, sys.stdout)
     else:
         sys.stdout.write(render_probe(report))
     return 0

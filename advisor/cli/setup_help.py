@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from advisor import jsonout
 from advisor.demo.first_run import first_run_advice
 
 NAME = "setup-help"
@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the first-run options as text or JSON."""
     advice = first_run_advice(collect(args.scan), args.lang)
     if args.json:
-        json.dump(advice.to_dict(), sys.stdout, indent=1, ensure_ascii=False)
-        sys.stdout.write("\n")
+        jsonout.dump(advice.to_dict(), sys.stdout)
     else:
         sys.stdout.write(advice.as_text())
     return 0

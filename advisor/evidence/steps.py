@@ -266,3 +266,5 @@ class ABEvidence:
     early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
     on_argv: tuple[str, ...] = ()               # the managed ON server's speculative flags during the A/B
     on_params: Mapping[str, str] = field(default_factory=dict)  # its drafter knobs, set or engine defaults
+    # every request that answered, both arms (the per-arm results table: tok/s, TTFT, time per token)
+    samples: tuple[RequestRecord, ...] = ()

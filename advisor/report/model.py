@@ -18,6 +18,7 @@ from advisor import __version__
 from advisor.errors import UserError
 from advisor.evidence.schema import Evidence
 from advisor.redact import redact
+from advisor.report.results import results_table
 from advisor.report.sections import (
     by_task,
     environment_summary,
@@ -72,6 +73,7 @@ def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: M
         "headline": headline(clean_verdict, clean_facts),
         "verdict": clean_verdict,
         "by_task": by_task(evidence),
+        "results": results_table(evidence),
         "tuner": tuner_section(evidence),
         "environment": environment_summary(evidence, clean_facts),
         "steps": step_summaries(evidence, include_prompts=include_prompts),

@@ -113,6 +113,25 @@ def speedup_line(headline: dict[str, Any], lang: str) -> str:
     return text(lang, f"speedup.{source}", speedup=fmt_speedup(speedup))
 
 
+def verdict_lines(verdict: Mapping[str, Any], key: str, lang: str) -> list[str]:
+    """The verdict's `because`, `warnings` or `caveats` in `lang`: the decider writes each in English and in
+    Chinese (`because_zh`, …); a verdict without the Chinese list (an older run) shows the English one."""
+    english = [str(x) for x in verdict.get(key) or []]
+    if lang != "en":
+        local = verdict.get(f"{key}_{lang}")
+        if isinstance(local, list | tuple) and len(local) == len(english):
+            return [str(x) for x in local]
+    return english
+
+
+def typical_line(headline: dict[str, Any], lang: str) -> str | None:
+    """A prior-only expectation, shown below the verdict as what is typical for the method (never as the
+    headline: a prior says nothing about this machine)."""
+    if headline.get("source") != "prior" or headline.get("speedup") is None:
+        return None
+    return text(lang, "typical.line", speedup=fmt_speedup(headline["speedup"]))
+
+
 def concurrency_line(facts: Mapping[str, Any], lang: str) -> str | None:
     """Where speculation stops paying, from the batch facts (paired CIs; an old sweep's point crossover)."""
     stops, pays = facts.get("batch.stops_paying_at"), facts.get("batch.pays_up_to")

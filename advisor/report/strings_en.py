@@ -16,7 +16,7 @@ STRINGS: dict[str, str] = {
     "speedup.measured_no_ci": "Measured speedup {speedup}",
     "speedup.n_prompts": "{n} prompt pairs",
     "speedup.predicted": "Predicted speedup {speedup} — from the performance model, not an A/B measurement",
-    "speedup.prior": "Rough expectation {speedup} — from typical values, not from this machine",
+    "speedup.prior": "Not measured on this machine yet",
     "speedup.none": "No speedup estimate",
     "section.flags": "Engine flags",
     "flags.none": "No flags to change.",
@@ -193,4 +193,19 @@ STRINGS: dict[str, str] = {
                                      "slow forward pass of the draft."),
     "warning.draft-on-cpu.cpu-layers": ("The draft model runs on the CPU, as asked (-ngld 0). Each drafted token "
                                         "then costs a slow forward pass of the draft."),
+    "section.results": "What was measured, per arm",
+    "results.arm": "Arm",
+    "results.category": "Kind of task",
+    "results.n": "Requests",
+    "results.tok_s": "Decode tok/s (mean ± sd)",
+    "results.ttft": "TTFT ms (p50 / p99)",
+    "results.tpot": "ms per output token (p50 / p99)",
+    "results.acceptance": "Acceptance",
+    "results.arm_off": "speculation off",
+    "results.arm_on": "speculation on",
+    "results.all": "all",
+    "results.source_ab": "From the paired A/B's requests (both servers live, order counterbalanced).",
+    "results.source_steps": ("No finished A/B: the off column is the baseline, the on column the acceptance "
+                             "step; they ran at different times."),
+    "typical.line": "Typical for this method: {speedup} — from published typical values, not measured here.",
 }

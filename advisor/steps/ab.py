@@ -53,6 +53,7 @@ class ABStep:
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
         policy = policy_for(ctx.policy.ab, min(budget.ab_max_pairs, len(prompts)))
         pairs: list[PairResult] = []
+        records: list[RequestRecord] = []
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}
         stop_reason = ""
@@ -66,6 +67,7 @@ class ABStep:
                 yield UnitDone(self.id, prompt.id, unit)
             pair = unit.pair
             pairs.append(pair)
+            records.extend(r for r in (unit.off.record, unit.on.record) if r is not None)
             for arm, err in (("off", pair.off_error), ("on", pair.on_error)):
                 streak[arm] = streak[arm] + 1 if err else 0
             decision = decide_ab(pairs, policy)
@@ -82,7 +84,8 @@ class ABStep:
         # The flags this A/B measured are what the recommendation repeats (after the tuner they differ from
         # the flags the ON server started with).
         evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool,
-                           on_argv=tuple(ctx.arms.on.spec_argv), on_params=ctx.arms.spec_params())
+                           on_argv=tuple(ctx.arms.on.spec_argv), on_params=ctx.arms.spec_params(),
+                           samples=tuple(records))
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in decision.guards.items() if not ok]
         if stop_reason:
