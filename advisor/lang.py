@@ -7,6 +7,7 @@ GNU priority list) comes first when set, as gettext does.
 
 from __future__ import annotations
 
+import argparse
 import locale
 import os
 from collections.abc import Iterable, Mapping
@@ -34,7 +35,7 @@ def system_language(env: Mapping[str, str] | None = None) -> Lang:
     env = os.environ if env is None else env
     forced = env.get(ENV_OVERRIDE, "").strip().lower()
     if forced in LANGS:
-        return forced  # type: ignore[return-value]
+        return forced
     names = [env.get(v, "") for v in _LOCALE_VARS]
     if not any(n.strip() for n in names) and env is os.environ:
         names.append(locale.getlocale(locale.LC_MESSAGES if hasattr(locale, "LC_MESSAGES") else locale.LC_ALL)[0]
@@ -44,4 +45,10 @@ def system_language(env: Mapping[str, str] | None = None) -> Lang:
 
 def resolve(choice: str | None) -> Lang:
     """`--lang` as given ('auto' or None: the system language)."""
-    return choice if choice in LANGS else system_language()  # type: ignore[return-value]
+    return choice if choice in LANGS else system_language()
+
+
+def add_option(parser: argparse.ArgumentParser, what: str = "language of the output") -> None:
+    """`--lang en|zh` on a command; without it the system language decides (read it with `resolve`)."""
+    parser.add_argument("--lang", choices=LANGS, default=None,
+                        help=f"{what} (default: the system locale, else en; {ENV_OVERRIDE} overrides it)")

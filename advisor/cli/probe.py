@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from advisor import jsonout
+from advisor import jsonout, lang
 from advisor.cli.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
@@ -25,6 +25,7 @@ HELP = "describe this machine's GPU, host, model file and engines (no measuremen
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `probe`."""
+    lang.add_option(p, "language of the summary")
     p.add_argument("--json", action="store_true", help="print JSON instead of a readable summary")
     p.add_argument("--engine-url", help="a running engine to identify (loopback unless --allow-remote)")
     p.add_argument("--allow-remote", action="store_true", help="allow an engine URL that is not on this machine")
@@ -81,5 +82,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         jsonout.dump(report, sys.stdout)
     else:
-        sys.stdout.write(render_probe(report))
+        sys.stdout.write(render_probe(report, lang.resolve(args.lang)))
     return 0

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from advisor.report import strings_en, strings_zh
+from advisor.report import strings_cli, strings_en, strings_zh
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
-TABLES: dict[str, dict[str, str]] = {"en": strings_en.STRINGS, "zh": strings_zh.STRINGS}
+TABLES: dict[str, dict[str, str]] = {"en": {**strings_en.STRINGS, **strings_cli.EN},
+                                     "zh": {**strings_zh.STRINGS, **strings_cli.ZH}}
+_EN = TABLES["en"]
 
 
 def text(lang: str, key: str, **values: Any) -> str:
@@ -18,12 +20,12 @@ def text(lang: str, key: str, **values: Any) -> str:
     Unknown keys come back as the key itself: a chart series added by a newer step should still
     render with a readable (if untranslated) label rather than fail.
     """
-    table = TABLES.get(lang, strings_en.STRINGS)
-    template = table.get(key) or strings_en.STRINGS.get(key)
+    table = TABLES.get(lang, _EN)
+    template = table.get(key) or _EN.get(key)
     if template is None and ":" in key:
         # a parametrised key, e.g. `series.tuner_predicted:ngram-mod`: the template names its part {arg}
         base, _, arg = key.partition(":")
-        if (template := table.get(base) or strings_en.STRINGS.get(base)) is not None:
+        if (template := table.get(base) or _EN.get(base)) is not None:
             values = {**values, "arg": arg}
     if template is None:
         return key.split(".", 1)[-1]
