@@ -11,8 +11,10 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLay
 
 from ui import theme
 from ui.export_bar import ExportBar
+from advisor.report.strings import text, typical_line, verdict_lines
+from ui.results_table import ResultsTable
 from ui.run_folder import RunData
-from ui.strings import tr
+from ui.strings import language, tr
 from ui.task_table import TaskTable
 from ui.trace_view import TraceView
 from ui.widgets import FlagsBox, Section
@@ -33,7 +35,7 @@ def speedup_text(headline: Mapping[str, Any]) -> str:
     if source == "predicted":
         return tr("verdict.predicted", s=shown)
     if source == "prior":
-        return tr("verdict.prior", s=shown)
+        return text(language(), "speedup.prior")  # a prior is not this machine's figure: shown below, as typical
     return tr("verdict.speedup", s=shown)
 
 
@@ -60,6 +62,10 @@ class VerdictView(QScrollArea):
         self.missing = Section("verdict.missing")
         self.caveats = Section("verdict.caveats")
         self.tasks = TaskTable()
+        self.results = ResultsTable()
+        self.typical = QLabel()
+        self.typical.setObjectName("muted")
+        self.typical.setWordWrap(True)
         self.flags = FlagsBox()
         self.exports = ExportBar()
         self.trace_title = QLabel()
@@ -74,7 +80,7 @@ class VerdictView(QScrollArea):
     def _build(self, body: QWidget) -> None:
         words = QVBoxLayout()
         words.setSpacing(2)
-        for label in (self.word, self.sentence, self.speedup):
+        for label in (self.word, self.sentence, self.speedup, self.typical):
             words.addWidget(label)
         row = QHBoxLayout(self.banner)
         row.setContentsMargins(24, 16, 24, 16)
@@ -83,6 +89,7 @@ class VerdictView(QScrollArea):
         row.addLayout(words, 1)
         left = QVBoxLayout()
         left.addWidget(self.because)
+        left.addWidget(self.results)
         left.addWidget(self.tasks)
         for section in (self.warnings, self.caveats, self.alternatives, self.missing):
             left.addWidget(section)
@@ -125,8 +132,12 @@ class VerdictView(QScrollArea):
         self.word.setStyleSheet(f"color: {colour}; font-size: 30pt; font-weight: 700;")
         self.sentence.setText(tr(f"verdict.word_{word}"))
         self.sentence.setStyleSheet("font-size: 14pt; font-weight: 600;")
-        self.speedup.setText(speedup_text(self.report.get("headline") or {}))
+        head = self.report.get("headline") or {}
+        self.speedup.setText(speedup_text(head))
         self.speedup.setStyleSheet("font-size: 12pt;")
+        typical = typical_line(dict(head), language())
+        self.typical.setText(typical or "")
+        self.typical.setVisible(bool(typical))
         notes = []
         if self.run.is_demo:
             notes.append(tr("verdict.demo"))
@@ -135,14 +146,17 @@ class VerdictView(QScrollArea):
             notes.append(tr("verdict.partial", status=tr(f"status.{status}") if status != "running" else status))
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
-        self.because.set_items(list(verdict.get("because") or []))
-        self.warnings.set_items(list(verdict.get("warnings") or []), glyph="⚠")
+        lang = language()
+        because = verdict_lines(verdict, "because", lang)
+        self.because.set_items(because)
+        self.warnings.set_items(verdict_lines(verdict, "warnings", lang), glyph="⚠")
         self.alternatives.set_items(list(verdict.get("alternatives") or []), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
-        self.caveats.set_items(list(verdict.get("caveats") or []), glyph="?")
+        self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
         measured = verdict.get("measured_with")
         if measured:
-            self.because.set_items([*(verdict.get("because") or []), tr("verdict.measured_with", settings=measured)])
+            self.because.set_items([*because, tr("verdict.measured_with", settings=measured)])
+        self.results.set_results(self.report.get("results"))
         self.tasks.set_task(self.report.get("by_task") or {})
         self.flags.set_flags(list(verdict.get("flags") or []))
         self.trace.set_trace(list(verdict.get("trace") or []))
