@@ -43,8 +43,8 @@ class ResultsTable(QWidget):
 
     def cells(self) -> list[list[str]]:
         """The shown cells, row by row (what a test reads)."""
-        return [[self.table.item(i, j).text() for j in range(self.table.columnCount())]
-                for i in range(self.table.rowCount())]
+        return [[item.text() if (item := self.table.item(i, j)) is not None else ""
+                 for j in range(self.table.columnCount())] for i in range(self.table.rowCount())]
 
     def retranslate(self) -> None:
         """Re-read every label and cell in the current language."""

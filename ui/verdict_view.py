@@ -9,9 +9,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from advisor.report.strings import text, typical_line, verdict_lines
 from ui import theme
 from ui.export_bar import ExportBar
-from advisor.report.strings import text, typical_line, verdict_lines
 from ui.results_table import ResultsTable
 from ui.run_folder import RunData
 from ui.strings import language, tr

@@ -17,7 +17,8 @@ HELP = "open the desktop app (default when no command is given)"
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments: --open RUN_DIR, --lang, --screenshot FILE, --view."""
     parser.add_argument("--open", metavar="RUN_DIR", help="show a saved run (its verdict and charts)")
-    parser.add_argument("--lang", choices=("en", "zh"), help="interface language (default: last used, else the system locale)")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="interface language (default: last used, else the system locale)")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
                         help="render the window to a PNG and exit (works with QT_QPA_PLATFORM=offscreen)")
     parser.add_argument("--view", choices=("start", "run", "verdict", "history"), help="which view to show first")

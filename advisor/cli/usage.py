@@ -26,7 +26,7 @@ def usage_block() -> str:
     os.environ["COLUMNS"] = str(WIDTH)  # argparse wraps usage at the terminal width; fix it for a stable block
     try:
         lines = ["spec-advisor                      open the desktop app (the same as `spec-advisor gui`)"]
-        for name, sub in sorted(_subparsers(build_parser()).items()):
+        for _name, sub in sorted(_subparsers(build_parser()).items()):
             usage = sub.format_usage().removeprefix("usage: ").replace(" [-h]", "", 1).rstrip()
             lines.append(re.sub(r"\n\s+", "\n  ", usage))
     finally:

@@ -22,7 +22,7 @@ class _Locale:
     def __init__(self, names: list[str]) -> None:
         self.names = names
 
-    def uiLanguages(self) -> list[str]:  # noqa: N802 (Qt's name)
+    def uiLanguages(self) -> list[str]:
         return self.names
 
 
