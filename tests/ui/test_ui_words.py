@@ -114,3 +114,19 @@ def test_chinese_has_a_font(qtbot) -> None:  # type: ignore[no-untyped-def]
     system = Path("/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
     if system.is_file():  # the loader the frozen app uses reads the same file
         assert any("CJK" in f for f in fonts.load([system]))
+
+
+def test_chart_legends_sit_outside_the_plot_area(window, saved_run: Path) -> None:  # type: ignore[no-untyped-def]
+    from ui.charts.base import LiveChart
+
+    window.open_path(str(saved_run))
+    window.show_view("run")
+    window.show()
+    charts = [c for c in window.run_view.findChildren(LiveChart) if c.legend.isVisible() and c.legend.items]
+    assert charts, "no chart with a legend"
+    for chart in charts:
+        chart.resize(320, 240)
+        chart.getPlotItem().layout.activate()
+        plot = chart.getPlotItem().getViewBox().sceneBoundingRect()
+        legend = chart.legend.sceneBoundingRect()
+        assert legend.height() > 0 and legend.top() >= plot.bottom(), type(chart).__name__
