@@ -150,3 +150,24 @@ def test_rules_readme_documents_the_scheme() -> None:
     for file in resources.files("rules").iterdir():
         if file.name.endswith(".toml") and file.name != "policy.toml":
             tomllib.loads(file.read_text(encoding="utf-8"))  # still valid TOML after the additions
+
+
+@pytest.mark.parametrize("message", [
+    "decode speed varied by 45% between requests",
+    "only 0% of drafted tokens were accepted on these prompts",
+    "1-minute load 9.7 on 2 logical cores: other work is running, timings will be noisy",
+    "repeating a prompt made speculation 12.71× faster than its first run: the engine reuses earlier outputs, "
+    "so benchmarks with repeated prompts overstate the speedup",
+    "12 complete pairs (ENABLE needs ≥ 20)",
+    "OFF-arm ms/token varies 45.1% (need < 10%)",
+    "no GPU (nvidia-smi not found)",
+])
+def test_step_warnings_read_in_chinese_with_their_numbers(message: str) -> None:
+    from advisor.report.strings import step_warning
+
+    zh = step_warning("zh", message)
+    assert CJK.search(zh) and not re.search(r"[a-z]{4,} [a-z]{4,}", zh.replace("nvidia-smi not found", ""))
+    assert re.findall(r"\d+(?:\.\d+)?", zh) == re.findall(r"\d+(?:\.\d+)?", message) or \
+        sorted(re.findall(r"\d+(?:\.\d+)?", zh)) == sorted(re.findall(r"\d+(?:\.\d+)?", message))
+    assert step_warning("en", message) == message
+    assert step_warning("zh", "the engine said: boom") == "the engine said: boom"

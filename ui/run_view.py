@@ -9,11 +9,12 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVB
 
 from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
+from advisor.report.strings import step_warning
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
 from ui.charts.panel import ChartPanel
 from ui.step_list import StepList
-from ui.strings import tr
+from ui.strings import language, tr
 
 
 class RunView(QWidget):
@@ -81,7 +82,7 @@ class RunView(QWidget):
         elif isinstance(event, Progress):
             self.steps.progress(event.step, event.done, event.total, event.message)
         elif isinstance(event, QualityWarning):
-            self.warnings.addItem(f"⚠ {event.message}")
+            self.warnings.addItem(f"⚠ {step_warning(language(), event.message)}")
         elif isinstance(event, StepDone):
             self.steps.finish(event.step, event.status, event.elapsed_s, event.reason)
         self.charts.handle(event)
@@ -107,7 +108,7 @@ class RunView(QWidget):
             self.steps.finish(step, record.status, record.elapsed_s, record.reason)
         self.warnings.clear()
         for w in evidence.warnings(finished_only=False):
-            self.warnings.addItem(f"⚠ {w.message}")
+            self.warnings.addItem(f"⚠ {step_warning(language(), w.message)}")
         self.charts.replay(evidence)
         self._set_status(None)
         self._set_buttons(running=False, has_verdict=True)

@@ -177,7 +177,7 @@ def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
     # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
     state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
     return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "guard." + state))}'
-            f'</td><td>{e(guard["detail"])}</td></tr>')
+            f'</td><td>{e(step_warning(lang, guard["detail"]))}</td></tr>')
 
 
 def _step(step: Mapping[str, Any], lang: str) -> str:

@@ -180,7 +180,7 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
         out += [""] if step["values"] else []
         guards = [[md_text(g["name"]), text(lang, _state_key(g["passed"])),
-                   md_text(g["detail"])] for g in step["guards"]]
+                   md_text(step_warning(lang, g["detail"]))] for g in step["guards"]]
         out += [*_table([text(lang, "step.guards"), "", ""], guards), ""] if guards else []
         for chart in step["charts"]:
             out += _chart_lines(chart, lang)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from advisor.report import strings_cli, strings_en, strings_zh
+from advisor.report import strings_cli, strings_en, strings_zh, warnings_zh
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
@@ -33,11 +33,14 @@ def text(lang: str, key: str, **values: Any) -> str:
 
 
 def step_warning(lang: str, message: str) -> str:
-    """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated;
-    any other message (most carry measured numbers) is shown as the step wrote it."""
+    """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated,
+    one the steps write with numbers in it is read back into its Chinese sentence (advisor/report/warnings_zh);
+    any other message (an engine's own error text) is shown as the step wrote it."""
     for key, english in strings_en.STRINGS.items():
         if key.startswith("warning.") and english == message:
             return text(lang, key)
+    if lang == "zh" and (translated := warnings_zh.translate(message)) is not None:
+        return translated
     return message
 
 
