@@ -171,3 +171,10 @@ def test_step_warnings_read_in_chinese_with_their_numbers(message: str) -> None:
         sorted(re.findall(r"\d+(?:\.\d+)?", zh)) == sorted(re.findall(r"\d+(?:\.\d+)?", message))
     assert step_warning("en", message) == message
     assert step_warning("zh", "the engine said: boom") == "the engine said: boom"
+
+
+def test_rules_tree_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["rules", "--tree", "--lang", "zh", "--no-overrides"]) == 0
+    out = capsys.readouterr().out
+    assert "在这台机器和这个工作负载上，是否应该开启推测解码？" in out and "分支（按顺序，首个匹配生效）" in out
+    assert "says:" not in out and "otherwise" not in out
