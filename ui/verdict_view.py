@@ -89,7 +89,6 @@ class VerdictView(QScrollArea):
         row.addLayout(words, 1)
         left = QVBoxLayout()
         left.addWidget(self.because)
-        left.addWidget(self.results)
         left.addWidget(self.tasks)
         for section in (self.warnings, self.caveats, self.alternatives, self.missing):
             left.addWidget(section)
@@ -107,6 +106,7 @@ class VerdictView(QScrollArea):
         layout.setSpacing(12)
         layout.addWidget(self.banner)
         layout.addWidget(self.notes)
+        layout.addWidget(self.results)  # full width: seven columns of figures do not fit beside the flags
         layout.addLayout(columns)
         layout.addWidget(self.trace_title)
         layout.addWidget(self.trace, 1)

@@ -208,4 +208,5 @@ STRINGS: dict[str, str] = {
     "results.source_steps": ("No finished A/B: the off column is the baseline, the on column the acceptance "
                              "step; they ran at different times."),
     "typical.line": "Typical for this method: {speedup} — from published typical values, not measured here.",
+    "results.per_category": "Per kind of task",
 }

@@ -197,4 +197,5 @@ STRINGS: dict[str, str] = {
     "results.source_ab": "来自配对 A/B 的请求（两台服务器同时运行，顺序交替平衡）。",
     "results.source_steps": "A/B 未完成：关闭列来自基线步骤，开启列来自接受率步骤；两者测于不同时间。",
     "typical.line": "此方法的典型值：{speedup} —— 来自公开的典型数据，并非本机测量。",
+    "results.per_category": "按任务类型",
 }

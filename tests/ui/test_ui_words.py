@@ -88,6 +88,10 @@ def test_results_table_and_prior_line(window, saved_run: Path) -> None:  # type:
     view = window.verdict_view
     rows = view.results.cells()
     assert view.results.isVisibleTo(view) and rows, "no per-arm results table"
+    assert [r[1] for r in rows] == ["all"] * len(rows)  # pooled rows first; kinds of task on request
+    view.results.per_category.setChecked(True)
+    rows = view.results.cells()
+    assert {r[1] for r in rows} > {"all"}
     arms = {r[0] for r in rows}
     assert arms <= {"speculation off", "speculation on"} and "speculation off" in arms
     assert all(re.fullmatch(r"[\d.]+( ± [\d.]+)?|—", r[3]) for r in rows)
