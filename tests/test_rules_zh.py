@@ -178,3 +178,25 @@ def test_rules_tree_in_chinese(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "在这台机器和这个工作负载上，是否应该开启推测解码？" in out and "分支（按顺序，首个匹配生效）" in out
     assert "says:" not in out and "otherwise" not in out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_check_summary_shows_the_results_table(lang: str) -> None:
+    import io
+
+    from advisor.cli.summary import print_summary
+    from advisor.events import SessionDone
+    from advisor.evidence.io import load_evidence
+    from advisor.facts.from_evidence import facts_from_evidence
+
+    run = Path(__file__).resolve().parent / "fixtures" / "runs" / "demo-quick"
+    evidence = load_evidence(run)
+    verdict = verdict_to_json(decide(facts_from_evidence(evidence)))
+    out = io.StringIO()
+    print_summary(evidence, SessionDone("aborted", str(run), verdict), out, lang)
+    text = out.getvalue()
+    head = {"en": "Decode tok/s (mean ± sd)", "zh": "解码 tok/s（均值 ± 标准差）"}[lang]
+    assert head in text and re.search(r"\d+\.\d ± \d+\.\d", text)
+    assert ("结论：INCONCLUSIVE（暂无定论）" in text) == (lang == "zh")
+    for line in verdict_lines(verdict, "because", lang):
+        assert line in text
