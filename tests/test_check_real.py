@@ -39,6 +39,11 @@ def test_quick_check_runs_every_step_and_flags_the_trap(demo_model: Path, llama_
     assert (out / "verdict.json").is_file()
     assert steps["baseline"]["evidence"]["mbu"] > 0
     assert steps["verify"]["evidence"]["points"][0]["k"] == 1
+    # what each arm measured travels with the A/B: one record per answered request, both arms, real timings
+    samples = steps["ab"]["evidence"]["samples"]
+    assert {r["arm"] for r in samples} == {"off", "on"}
+    assert all(r["ttft_ms"] > 0 and r["tok_s"] > 0 for r in samples)
+    assert printed["schema_version"] == 1
 
 
 def _ab_config(tmp_path: Path, **changes: Any) -> CheckConfig:
