@@ -69,7 +69,7 @@ def test_an_override_without_chinese_reads_in_english(tmp_path: Path) -> None:
 def test_every_verdict_reads_in_chinese(rule_id: str, case: dict[str, object]) -> None:
     facts = _flatten(case.get("facts", {}))  # type: ignore[arg-type]
     v = verdict_to_json(decide(facts, rules=RULES))
-    for key in ("because", "warnings", "caveats"):
+    for key in ("because", "warnings", "caveats", "alternatives"):
         english, zh = v[key], v[f"{key}_zh"]
         assert isinstance(english, list) and isinstance(zh, list) and len(zh) == len(english)
         assert all(CJK.search(line) for line in zh), zh
@@ -200,3 +200,12 @@ def test_check_summary_shows_the_results_table(lang: str) -> None:
     assert ("结论：INCONCLUSIVE（暂无定论）" in text) == (lang == "zh")
     for line in verdict_lines(verdict, "because", lang):
         assert line in text
+
+
+def test_alternatives_read_in_chinese() -> None:
+    facts = {"engine.kind": "llama.cpp", "model.moe": False, "model.total_params_b": 32.0, "model.quant": "F16",
+             "gpu.count": 2, **FACTS}
+    v = decide(facts, rules=RULES)
+    assert v.verdict == "SKIP", v.because
+    assert len(v.alternatives) >= 4 and len(v.alternatives_zh) == len(v.alternatives)
+    assert all(CJK.search(a) for a in v.texts("alternatives", "zh"))

@@ -150,7 +150,7 @@ class VerdictView(QScrollArea):
         because = verdict_lines(verdict, "because", lang)
         self.because.set_items(because)
         self.warnings.set_items(verdict_lines(verdict, "warnings", lang), glyph="⚠")
-        self.alternatives.set_items(list(verdict.get("alternatives") or []), glyph="→")
+        self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
         measured = verdict.get("measured_with")

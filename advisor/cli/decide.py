@@ -69,7 +69,7 @@ def _print_text(v: Verdict, lang: str) -> None:
             print(f"  {label['note']}: {note}")
     for caveat in v.texts("caveats", lang):
         print(f"  {label['caveat']}: {caveat}")
-    for alt in v.alternatives:
+    for alt in v.texts("alternatives", lang):
         print(f"  {label['instead']}: {alt}")
     for w in v.texts("warnings", lang):
         print(f"  {label['warning']}: {w}")

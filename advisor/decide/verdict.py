@@ -20,7 +20,8 @@ from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
 from advisor.perf.predict import Prediction, predict
-from advisor.recommend.build import alternatives, recommend
+from advisor.recommend.alternatives import bilingual
+from advisor.recommend.build import recommend
 from advisor.recommend.types import Recommendation
 
 CONFIRM_TEXT = "confirm with the A/B"
@@ -48,8 +49,9 @@ class Verdict:
     because_zh: tuple[str, ...] = ()
     warnings_zh: tuple[str, ...] = ()
     caveats_zh: tuple[str, ...] = ()
+    alternatives_zh: tuple[str, ...] = ()
 
-    def texts(self, key: Literal["because", "warnings", "caveats"], lang: str) -> tuple[str, ...]:
+    def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
         """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
         english: tuple[str, ...] = getattr(self, key)
         local: tuple[str, ...] = getattr(self, f"{key}_zh") if lang == "zh" else ()
@@ -136,18 +138,19 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         warnings.append(("The prediction assumes " + "; ".join(pred.priors) + ".",
                          "该预测假设：" + "; ".join(pred.priors) + "。"))
     missing = sorted({*result.missing, *result.deferred})
+    instead = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
     caveats = [(f"{rule}/{branch}: not checked, needs {', '.join(need)}",
                 f"{rule}/{branch}：未检查，需要 {', '.join(need)}") for rule, branch, need in result.caveats]
     return Verdict(
         verdict=verdict, because=tuple(en for en, _ in because), trace=tuple(trace), missing_facts=tuple(missing),
         predicted_speedup=pred.speedup if pred else None, prediction_is_prior=bool(pred and pred.is_prior),
         flags=recommend(facts) if verdict == "ENABLE" else None,
-        alternatives=alternatives(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else (),
+        alternatives=tuple(en for en, _ in instead),
         warnings=tuple(en for en, _ in warnings), rule_id=result.rule, branch_id=result.branch,
         path=tuple(result.path), caveats=tuple(en for en, _ in caveats),
         measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
         because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
-        caveats_zh=tuple(zh for _, zh in caveats))
+        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead))
 
 
 def _failed(exc: Exception) -> Verdict:
@@ -193,4 +196,5 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "because_zh": list(v.because_zh),
         "warnings_zh": list(v.warnings_zh),
         "caveats_zh": list(v.caveats_zh),
+        "alternatives_zh": list(v.alternatives_zh),
     }

@@ -104,9 +104,9 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
         items = "".join(f"<li><code>{e(m)}</code></li>" for m in v["missing_facts"])
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.missing"))}</h3>'
                      f'<p class="muted">{e(text(lang, "missing.hint"))}</p><ul>{items}</ul></div>')
-    if v["alternatives"]:
+    if instead := verdict_lines(v, "alternatives", lang):
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.alternatives"))}</h3>'
-                     f'{_list(v["alternatives"])}</div>')
+                     f'{_list(instead)}</div>')
     return '<div class="grid">' + "".join(cards) + "</div>"
 
 

@@ -108,8 +108,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
     if not flags:
         out += [text(lang, "flags.none"), ""]
-    for key, items in (("because", verdict_lines(v, "because", lang)), ("warnings", verdict_lines(v, "warnings", lang)),
-                       ("caveats", verdict_lines(v, "caveats", lang)), ("alternatives", v["alternatives"])):
+    for key in ("because", "warnings", "caveats", "alternatives"):
+        items = verdict_lines(v, key, lang)
         if items:
             mark = "⚠ " if key == "warnings" else ""
             out += [f"### {text(lang, 'section.' + key)}", "", *(f"- {mark}{md_text(i)}" for i in items), ""]

@@ -119,8 +119,8 @@ def speedup_line(headline: dict[str, Any], lang: str) -> str:
 
 
 def verdict_lines(verdict: Mapping[str, Any], key: str, lang: str) -> list[str]:
-    """The verdict's `because`, `warnings` or `caveats` in `lang`: the decider writes each in English and in
-    Chinese (`because_zh`, …); a verdict without the Chinese list (an older run) shows the English one."""
+    """The verdict's `because`, `warnings`, `caveats` or `alternatives` in `lang`: the decider writes each in
+    English and in Chinese (`because_zh`, …); a verdict without the Chinese list (an older run) shows English."""
     english = [str(x) for x in verdict.get(key) or []]
     if lang != "en":
         local = verdict.get(f"{key}_{lang}")

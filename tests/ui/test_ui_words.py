@@ -72,8 +72,9 @@ def test_every_rule_text_reads_in_chinese_in_the_window(qtbot, rule_id, case) ->
     qtbot.addWidget(view)
     set_language("zh")
     view.show_run(RunData(Path("."), Evidence(), verdict), report)
-    shown = [label.text() for section in (view.because, view.warnings, view.caveats) for label in section.labels]
-    assert len(shown) == len(verdict["because"]) + len(verdict["warnings"]) + len(verdict["caveats"])
+    sections = (view.because, view.warnings, view.caveats, view.alternatives)
+    shown = [label.text() for section in sections for label in section.labels]
+    assert len(shown) == sum(len(verdict[k]) for k in ("because", "warnings", "caveats", "alternatives"))
     for line in shown:
         assert CJK.search(line), f"English left in the Chinese window: {line}"
     set_language("en")
