@@ -66,8 +66,9 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
         return
     base, acc, ab = evidence.baseline, evidence.acceptance, evidence.ab
     if base is not None:
+        neck = text(lang, f"bottleneck.{base.bottleneck}") if base.bottleneck else "—"
         out.write("\n  " + text(lang, "cli.baseline", tok_s=_fmt(base.decode_tok_s, ".1f", " tok/s"),
-                                 mbu=_fmt(base.mbu, ".0%"), bottleneck=base.bottleneck or "—") + "\n")
+                                 mbu=_fmt(base.mbu, ".0%"), bottleneck=neck) + "\n")
     if acc is not None:
         out.write("  " + text(lang, "cli.acceptance", rate=_fmt(acc.rate, ".0%"), length=_fmt(acc.mean_length),
                               inflation=_fmt(acc.repeat_inflation, ".2f", "×")) + "\n")

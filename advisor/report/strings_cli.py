@@ -72,6 +72,9 @@ EN: dict[str, str] = {
     "history.regression": "regression",
     "history.improvement": "improvement",
     "history.change": "change",
+    "bottleneck.memory": "memory",
+    "bottleneck.compute": "compute",
+    "bottleneck.overhead": "overhead",
 }
 
 ZH: dict[str, str] = {
@@ -143,4 +146,7 @@ ZH: dict[str, str] = {
     "history.regression": "退步",
     "history.improvement": "改进",
     "history.change": "变化",
+    "bottleneck.memory": "内存带宽",
+    "bottleneck.compute": "算力",
+    "bottleneck.overhead": "固定开销",
 }
