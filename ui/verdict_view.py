@@ -148,14 +148,14 @@ class VerdictView(QScrollArea):
         self.notes.setVisible(bool(notes))
         lang = language()
         because = verdict_lines(verdict, "because", lang)
-        self.because.set_items(because)
+        measured = verdict.get("measured_with")
+        if measured:
+            because = [*because, tr("verdict.measured_with", settings=measured)]
+        self.because.set_items(because)  # once: labels replaced twice linger until the event loop deletes them
         self.warnings.set_items(verdict_lines(verdict, "warnings", lang), glyph="⚠")
         self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
-        measured = verdict.get("measured_with")
-        if measured:
-            self.because.set_items([*because, tr("verdict.measured_with", settings=measured)])
         self.results.set_results(self.report.get("results"))
         self.tasks.set_task(self.report.get("by_task") or {})
         self.flags.set_flags(list(verdict.get("flags") or []))
