@@ -14,7 +14,7 @@ from typing import Any, Literal
 import numpy as np
 
 from advisor.evidence.schema import Evidence
-from advisor.evidence.steps import RequestRecord
+from advisor.evidence.steps import ABEvidence, RequestRecord
 from advisor.report.strings import category_name, text
 
 Source = Literal["ab", "steps"]
@@ -49,7 +49,9 @@ def arm_row(arm: str, category: str, records: Sequence[RequestRecord]) -> dict[s
 
 
 def _records(evidence: Evidence) -> tuple[Source, dict[str, list[RequestRecord]]] | None:
-    ab = evidence.ab
+    # an A/B stopped early still measured what it measured (the verdict says the run was partial)
+    rec = evidence.record("ab")
+    ab = rec.evidence if rec is not None and isinstance(rec.evidence, ABEvidence) else None
     if ab is not None and ab.samples:
         return "ab", {arm: [r for r in ab.samples if r.arm == arm] for arm in ARMS}
     base, acc = evidence.baseline, evidence.acceptance
