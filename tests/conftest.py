@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests read the English texts whatever the machine's locale; the locale tests unset this on purpose.
+os.environ["SPEC_ADVISOR_LANG"] = "en"
 
 
 @pytest.fixture(autouse=True)

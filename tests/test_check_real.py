@@ -45,6 +45,11 @@ def test_quick_check_runs_every_step_and_flags_the_trap(demo_model: Path, llama_
     assert rec["predicted_speedup"] > 0 and rec["relative_error"] == pytest.approx(
         rec["predicted_speedup"] / rec["measured_speedup"] - 1.0)
     print(f"\nreconciliation: predicted {rec['predicted_speedup']:.3f}×, measured {rec['measured_speedup']:.3f}×")
+    # what each arm measured travels with the A/B: one record per answered request, both arms, real timings
+    samples = steps["ab"]["evidence"]["samples"]
+    assert {r["arm"] for r in samples} == {"off", "on"}
+    assert all(r["ttft_ms"] > 0 and r["tok_s"] > 0 for r in samples)
+    assert printed["schema_version"] == 1
 
 
 def _ab_config(tmp_path: Path, **changes: Any) -> CheckConfig:

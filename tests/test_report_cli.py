@@ -72,6 +72,8 @@ def test_history_list_and_compare(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["history", "--compare", a, b]) == 0
     assert "▼ regression" in capsys.readouterr().out
     assert main(["history", "--compare", a, b, "--json"]) == 0
-    [diff] = json.loads(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["schema_version"] == 1
+    [diff] = printed["differences"]
     assert diff["kind"] == "regression" and diff["fact"] == "baseline.decode_tok_s"
     assert main(["history", "--compare", a, "nope"]) == 2

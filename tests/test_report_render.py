@@ -159,7 +159,10 @@ def test_facts_only_report_renders() -> None:
                      {"verdict": "SKIP", "predicted_speedup": 0.93, "prediction_is_prior": True})
     assert r["headline"]["source"] == "prior" and r["environment"]["gpu"] == {"name": "RTX 3060"}
     md = render_markdown(r)
-    assert "Rough expectation 0.93×" in md and strings_en.STRINGS["step.none"] in md
+    # a prior-only expectation is not the headline: it sits below the verdict as what is typical
+    assert "Typical for this method: 0.93×" in md and strings_en.STRINGS["speedup.prior"] in md
+    assert "0.93×" not in md.split("Typical for this method")[0]
+    assert strings_en.STRINGS["step.none"] in md
     assert "Leave it off" in render_html(r)
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QTimer
+from PySide6.QtCore import QElapsedTimer, QLocale, QTimer
 from PySide6.QtWidgets import QApplication
 
-from ui import qt_compat, settings, theme
+from advisor.lang import ENV_OVERRIDE, LANGS, from_locale_names
+from advisor.lang import system_language as posix_language
+from ui import fonts, qt_compat, settings, theme
 from ui.main_window import VIEWS, MainWindow
 from ui.strings import set_language
 
@@ -23,15 +26,25 @@ def application() -> QApplication:
         app = QApplication(sys.argv[:1])
         app.setApplicationName("spec-advisor")
     qt_compat.protect_none()
+    fonts.ensure_cjk(app)
     app.setStyleSheet(theme.STYLE)
     theme.configure_pyqtgraph()
     return app
 
 
+def system_language() -> str:
+    """The language of the desktop: SPEC_ADVISOR_LANG, else Qt's system locale (the OS setting on Windows and
+    macOS, the locale variables on Linux), else the POSIX variables."""
+    if (forced := os.environ.get(ENV_OVERRIDE, "").strip().lower()) in LANGS:
+        return forced
+    names = QLocale.system().uiLanguages()
+    return from_locale_names(names) if names else posix_language()
+
+
 def build_window(lang: str | None = None, open_dir: str | None = None, view: str | None = None) -> MainWindow:
-    """A ready window: language (argument, then saved setting, then English), run, view; probes started."""
+    """A ready window: language (argument, then saved setting, then the system's), run, view; probes started."""
     application()
-    set_language(lang or settings.saved_language() or "en")
+    set_language(lang or settings.saved_language() or system_language())
     window = MainWindow()
     window.start_view.probe_all()
     if open_dir:

@@ -10,12 +10,13 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVB
 
 from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
+from advisor.report.strings import step_warning
 from advisor.run.eta import Estimate, EtaTracker, estimate_line
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
 from ui.charts.panel import ChartPanel
 from ui.step_list import StepList
-from ui.strings import tr
+from ui.strings import language, tr
 
 
 class RunView(QWidget):
@@ -92,7 +93,7 @@ class RunView(QWidget):
         elif isinstance(event, Progress):
             self.steps.progress(event.step, event.done, event.total, event.message)
         elif isinstance(event, QualityWarning):
-            self.warnings.addItem(f"⚠ {event.message}")
+            self.warnings.addItem(f"⚠ {step_warning(language(), event.message)}")
         elif isinstance(event, StepDone):
             self.steps.finish(event.step, event.status, event.elapsed_s, event.reason)
         self.charts.handle(event)
@@ -123,7 +124,7 @@ class RunView(QWidget):
         self.eta, self._final = None, None
         self.overall.setText("")
         for w in evidence.warnings(finished_only=False):
-            self.warnings.addItem(f"⚠ {w.message}")
+            self.warnings.addItem(f"⚠ {step_warning(language(), w.message)}")
         self.charts.replay(evidence)
         self._set_status(None)
         self._set_buttons(running=False, has_verdict=True)

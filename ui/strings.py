@@ -1,7 +1,8 @@
 """UI strings in English and Chinese. Both tables must have identical keys and `{placeholders}` (tested).
 
-Verdict texts that come from the rules (`because`, trace) are shown as the core wrote them; the UI only
-translates its own chrome, so the window, the Markdown and the HTML never disagree about a reason.
+Verdict texts that come from the rules (`because`, warnings) are written by the core in both languages
+(`because_zh`, …; advisor.report.strings.verdict_lines picks one), so the window, the Markdown and the HTML
+never disagree about a reason; this table holds the UI's own chrome.
 """
 
 from __future__ import annotations
@@ -157,7 +158,6 @@ EN: dict[str, str] = {
     "verdict.speedup_ci": "Expected speedup {s} (95% CI {lo} – {hi}, {n} prompt pairs)",
     "verdict.speedup": "Expected speedup {s}",
     "verdict.predicted": "Predicted speedup {s} (perf model, not an A/B measurement)",
-    "verdict.prior": "Rough expectation {s} (typical values, not measured here)",
     "verdict.no_speedup": "No speedup estimate",
     "verdict.partial": "This run ended early ({status}); the verdict rests on partial evidence.",
     "verdict.demo": "Demo engine and model: this says nothing about your own GPU.",
@@ -354,7 +354,6 @@ ZH: dict[str, str] = {
     "verdict.speedup_ci": "预期加速 {s}（95% 置信区间 {lo} – {hi}，{n} 对提示词）",
     "verdict.speedup": "预期加速 {s}",
     "verdict.predicted": "预测加速 {s}（性能模型，并非 A/B 实测）",
-    "verdict.prior": "粗略预期 {s}（典型值，并非本机测量）",
     "verdict.no_speedup": "没有加速估计",
     "verdict.partial": "本次运行提前结束（{status}），结论基于不完整的证据。",
     "verdict.demo": "演示引擎与模型：此结论与你自己的显卡无关。",

@@ -10,8 +10,10 @@ from typing import Any
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from advisor.report.reconcile_text import reconciliation_sentences
+from advisor.report.strings import text, typical_line, verdict_lines
 from ui import theme
 from ui.export_bar import ExportBar
+from ui.results_table import ResultsTable
 from ui.run_folder import RunData
 from ui.strings import language, tr
 from ui.task_table import TaskTable
@@ -34,7 +36,7 @@ def speedup_text(headline: Mapping[str, Any]) -> str:
     if source == "predicted":
         return tr("verdict.predicted", s=shown)
     if source == "prior":
-        return tr("verdict.prior", s=shown)
+        return text(language(), "speedup.prior")  # a prior is not this machine's figure: shown below, as typical
     return tr("verdict.speedup", s=shown)
 
 
@@ -62,6 +64,10 @@ class VerdictView(QScrollArea):
         self.caveats = Section("verdict.caveats")
         self.model = Section("verdict.model")
         self.tasks = TaskTable()
+        self.results = ResultsTable()
+        self.typical = QLabel()
+        self.typical.setObjectName("muted")
+        self.typical.setWordWrap(True)
         self.flags = FlagsBox()
         self.exports = ExportBar()
         self.trace_title = QLabel()
@@ -76,7 +82,7 @@ class VerdictView(QScrollArea):
     def _build(self, body: QWidget) -> None:
         words = QVBoxLayout()
         words.setSpacing(2)
-        for label in (self.word, self.sentence, self.speedup):
+        for label in (self.word, self.sentence, self.speedup, self.typical):
             words.addWidget(label)
         row = QHBoxLayout(self.banner)
         row.setContentsMargins(24, 16, 24, 16)
@@ -102,6 +108,7 @@ class VerdictView(QScrollArea):
         layout.setSpacing(12)
         layout.addWidget(self.banner)
         layout.addWidget(self.notes)
+        layout.addWidget(self.results)  # full width: seven columns of figures do not fit beside the flags
         layout.addLayout(columns)
         layout.addWidget(self.trace_title)
         layout.addWidget(self.trace, 1)
@@ -127,8 +134,12 @@ class VerdictView(QScrollArea):
         self.word.setStyleSheet(f"color: {colour}; font-size: 30pt; font-weight: 700;")
         self.sentence.setText(tr(f"verdict.word_{word}"))
         self.sentence.setStyleSheet("font-size: 14pt; font-weight: 600;")
-        self.speedup.setText(speedup_text(self.report.get("headline") or {}))
+        head = self.report.get("headline") or {}
+        self.speedup.setText(speedup_text(head))
         self.speedup.setStyleSheet("font-size: 12pt;")
+        typical = typical_line(dict(head), language())
+        self.typical.setText(typical or "")
+        self.typical.setVisible(bool(typical))
         notes = []
         if self.run.is_demo:
             notes.append(tr("verdict.demo"))
@@ -137,15 +148,18 @@ class VerdictView(QScrollArea):
             notes.append(tr("verdict.partial", status=tr(f"status.{status}") if status != "running" else status))
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
-        self.because.set_items(list(verdict.get("because") or []))
-        self.warnings.set_items(list(verdict.get("warnings") or []), glyph="⚠")
-        self.alternatives.set_items(list(verdict.get("alternatives") or []), glyph="→")
-        self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
-        self.caveats.set_items(list(verdict.get("caveats") or []), glyph="?")
-        self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), language()))
+        lang = language()
+        because = verdict_lines(verdict, "because", lang)
         measured = verdict.get("measured_with")
         if measured:
-            self.because.set_items([*(verdict.get("because") or []), tr("verdict.measured_with", settings=measured)])
+            because = [*because, tr("verdict.measured_with", settings=measured)]
+        self.because.set_items(because)  # once: labels replaced twice linger until the event loop deletes them
+        self.warnings.set_items(verdict_lines(verdict, "warnings", lang), glyph="⚠")
+        self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
+        self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
+        self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
+        self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), lang))
+        self.results.set_results(self.report.get("results"))
         self.tasks.set_task(self.report.get("by_task") or {})
         self.flags.set_flags(list(verdict.get("flags") or []))
         self.trace.set_trace(list(verdict.get("trace") or []))

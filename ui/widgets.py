@@ -33,6 +33,10 @@ class Section(QWidget):
     def set_items(self, items: Sequence[str], glyph: str = "•") -> None:
         """Replace the items; an empty list hides the section."""
         for label in self.labels:
+            # out of the layout now: deleteLater waits for the event loop, and a screenshot or a second
+            # set_items before then would show the old items beside the new ones
+            self.body.removeWidget(label)
+            label.hide()
             label.deleteLater()
         self.labels = []
         for item in items:

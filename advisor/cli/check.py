@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import signal
 import sys
 from pathlib import Path
 from types import FrameType
 
+from advisor import jsonout, lang
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
@@ -45,8 +45,7 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="KV cache type of the draft, e.g. q8_0 (-ctkd/-ctvd; default f16)")
     p.add_argument("--draft-ctx", type=int, metavar="N",
                    help="draft context per slot in tokens (-cd, where the build has it; default: the target's)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en",
-                   help="language of the messages about the draft model (default: en)")
+    lang.add_option(p, "language of the summary and of the messages about the draft model")
     p.add_argument("--prompts", type=Path, help="your prompts: text (one per line), JSONL, or chat JSONL")
     p.add_argument("--steps", default=",".join(ALL_STEPS), help=f"comma list of {','.join(ALL_STEPS)}")
     p.add_argument("--concurrency", type=int, default=1, help="simultaneous requests you expect (default 1)")
@@ -148,9 +147,10 @@ def _draft_options(args: argparse.Namespace) -> None:
     target = args.model if args.model is not None else demo_model_path()
     if args.engine_url or target is None:
         return  # attached servers already run their pair; without a target the launch reports it
-    pair = check_tokenizers(target, args.draft_model, args.lang)
+    pair = check_tokenizers(target, args.draft_model, lang.resolve(args.lang))
     if pair.compatible is None:
-        print(f"spec-advisor: {text(args.lang, 'draft.unchecked', detail=pair.detail)}", file=sys.stderr)
+        print(f"spec-advisor: {text(lang.resolve(args.lang), 'draft.unchecked', detail=pair.detail)}",
+              file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -196,10 +196,9 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
                   "history_error": done.history_error or None,
                   "tuner": encode(tuner) if tuner is not None else None,
                   "reconciliation": encode(rec) if rec is not None else None}
-        json.dump(result, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        jsonout.dump(result, sys.stdout)
     else:
-        print_summary(session.evidence, done, sys.stdout)
+        print_summary(session.evidence, done, sys.stdout, lang.resolve(args.lang))
     if done.status == "complete":
         return 1 if done.history_error else 0  # measured, but the history lost it: a script must not miss that
     return 130 if done.status == "aborted" else 1

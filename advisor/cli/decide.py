@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
+from advisor import jsonout, lang
 from advisor.decide.rules import UNARY_OPS
 from advisor.decide.verdict import Verdict, decide, verdict_to_json
 from advisor.deploy.base import FORMATS
 from advisor.errors import UserError
 from advisor.facts.checks import load_facts_file
+from advisor.report.strings import text
+
+# `decide --exit-code`: scripts branch on the verdict (README "Exit codes"); 2 is the CLI's usage error.
+EXIT_CODES: dict[str, int] = {"ENABLE": 0, "SKIP": 10, "INCONCLUSIVE": 20}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -23,6 +27,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
                         help="a flat JSON object of facts (any subset of the documented names)")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
     parser.add_argument("--rules", type=Path, metavar="DIR", help="use this rules folder instead of the built-in")
+    parser.add_argument("--exit-code", action="store_true",
+                        help="exit with the verdict: 0 ENABLE, 10 SKIP, 20 INCONCLUSIVE (2 stays a usage error)")
+    lang.add_option(parser, "language of the verdict text")
     deploy = parser.add_argument_group("deploy form (advisor/deploy)")
     deploy.add_argument("--format-flags", choices=FORMATS, default="plain",
                         help="print the flags as an LLMKube patch, docker run line, compose service or systemd "
@@ -42,63 +49,68 @@ def _read_evidence(path: Path) -> dict[str, object]:
     return facts_from_evidence(load_evidence(path))
 
 
-def _print_text(v: Verdict) -> None:
-    speed = f"{v.predicted_speedup:.2f}×" if v.predicted_speedup is not None else "n/a"
-    prior = " (uses priors)" if v.prediction_is_prior else ""
-    print(f"Verdict: {v.verdict}")
+def _print_text(v: Verdict, lang: str) -> None:
+    speed = f"{v.predicted_speedup:.2f}×" if v.predicted_speedup is not None else text(lang, "decide.na")
+    prior = text(lang, "cli.uses_priors") if v.prediction_is_prior else ""
+    print(text(lang, "cli.verdict", word=v.verdict, words=text(lang, f"verdict.{v.verdict}")))
     if v.measured_with:
-        print(f"Measured with: {v.measured_with}")
-    print(f"Predicted speedup: {speed}{prior}")
-    for line in v.because:
-        print(f"  because: {line}")
+        print(text(lang, "decide.measured_with", settings=v.measured_with))
+    print(text(lang, "decide.predicted", speedup=speed) + prior)
+    label = {k: text(lang, f"decide.{k}") for k in ("because", "step", "note", "caveat", "instead", "warning")}
+    for line in v.texts("because", lang):
+        print(f"  {label['because']}: {line}")
     if v.flags is not None:
         if v.flags.argv:
-            print(f"Flags ({v.flags.engine}): {v.flags.command}")
+            print(text(lang, "decide.flags", engine=v.flags.engine, command=v.flags.command))
         for step in v.flags.steps:
-            print(f"  step: {step}")
+            print(f"  {label['step']}: {step}")
         for note in v.flags.notes:
-            print(f"  note: {note}")
-    for caveat in v.caveats:
-        print(f"  caveat: {caveat}")
-    for alt in v.alternatives:
-        print(f"  instead: {alt}")
-    for w in v.warnings:
-        print(f"  warning: {w}")
+            print(f"  {label['note']}: {note}")
+    for caveat in v.texts("caveats", lang):
+        print(f"  {label['caveat']}: {caveat}")
+    for alt in v.texts("alternatives", lang):
+        print(f"  {label['instead']}: {alt}")
+    for w in v.texts("warnings", lang):
+        print(f"  {label['warning']}: {w}")
     if v.missing_facts:
-        print(f"Missing facts: {', '.join(v.missing_facts)}")
-    print("Trace:")
+        print(text(lang, "decide.missing", facts=", ".join(v.missing_facts)))
+    print(text(lang, "decide.trace"))
+    actual = text(lang, "decide.actual")
     for c in v.trace:
         expected = "" if c.op in UNARY_OPS else f" {c.expected!r}"
-        print(f"  [{trace_word(c.outcome, c.leads_to):24}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} "
-              f"(actual {c.actual!r})")
+        print(f"  [{trace_word(c.outcome, c.leads_to, lang):24}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} "
+              f"({actual} {c.actual!r})")
 
 
-def trace_word(outcome: str, leads_to: str) -> str:
+def trace_word(outcome: str, leads_to: str, lang: str = "en") -> str:
     """How a trace row reads: `reason → SKIP` for the conditions that decided, else holds/no/unknown."""
-    return {"reason": f"reason → {leads_to}", "holds": "holds (branch not taken)", "clear": "no"}.get(
-        outcome, "unknown")
+    key = outcome if outcome in ("reason", "holds", "clear") else "unknown"
+    return text(lang, f"decide.{key}", leads_to=leads_to)
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load facts, decide, print; exit 0 whatever the verdict (2 for user errors via the CLI)."""
+    """Load facts, decide, print. Exit 0 whatever the verdict, or with --exit-code the verdict's own code
+    (EXIT_CODES); 2 for user errors via the CLI."""
     facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
     verdict = decide(facts, rules_dir=args.rules)
+    language = lang.resolve(args.lang)
     fmt = args.format_flags
     deploy = _deploy(args, verdict) if fmt != "plain" or args.manifest is not None else None
     if args.json:
         data = verdict_to_json(verdict)
         if deploy is not None:
             data["deploy"] = {"format": fmt, "text": deploy}
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        jsonout.dump(data, sys.stdout)
     elif deploy is not None:
         # stdout carries only the deployable text so it can be redirected into a file
-        print(f"Verdict: {verdict.verdict}", file=sys.stderr)
-        for line in verdict.because:
-            print(f"  because: {line}", file=sys.stderr)
+        print(text(language, "cli.verdict", word=verdict.verdict, words=text(language, f"verdict.{verdict.verdict}")),
+              file=sys.stderr)
+        for line in verdict.texts("because", language):
+            print(f"  {text(language, 'decide.because')}: {line}", file=sys.stderr)
         sys.stdout.write(deploy)
     else:
-        _print_text(verdict)
-    return 0
+        _print_text(verdict, language)
+    return EXIT_CODES[verdict.verdict] if args.exit_code else 0
 
 
 def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:

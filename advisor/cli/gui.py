@@ -20,7 +20,8 @@ from advisor.report.strings import text
 def configure(parser: argparse.ArgumentParser) -> None:
     """Arguments: --open RUN_DIR, --lang, --screenshot FILE, --view."""
     parser.add_argument("--open", metavar="RUN_DIR", help="show a saved run (its verdict and charts)")
-    parser.add_argument("--lang", choices=("en", "zh"), help="interface language (default: last used, else en)")
+    parser.add_argument("--lang", choices=("en", "zh"),
+                        help="interface language (default: last used, else the system locale)")
     parser.add_argument("--screenshot", type=Path, metavar="FILE.png",
                         help="render the window to a PNG and exit (works with QT_QPA_PLATFORM=offscreen)")
     parser.add_argument("--view", choices=("start", "run", "verdict", "history"), help="which view to show first")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 
+from advisor import jsonout, lang
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
+from advisor.report.strings import text
 
 _MARK = {"regression": "▼", "improvement": "▲", "change": "•"}
 
@@ -19,38 +20,47 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", nargs=2, metavar=("RUN_A", "RUN_B"),
                         help="compare an earlier run A with a later run B")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    lang.add_option(parser, "language of the table")
 
 
-def _table(runs: list[RunSummary]) -> str:
-    header = ("RUN", "CREATED (UTC)", "STATUS", "VERDICT", "ENGINE", "MODEL", "GPU")
+def _cells(cell: str) -> int:
+    return sum(2 if ord(ch) > 0x2E7F else 1 for ch in cell)  # a CJK character takes two terminal columns
+
+
+def _table(runs: list[RunSummary], language: str = "en") -> str:
+    header = tuple(text(language, f"history.{k}") for k in ("run", "created", "status", "verdict", "engine",
+                                                            "model", "gpu"))
     rows = [header, *[(r.run_id, r.created_utc[:19].replace("T", " "), r.status, r.verdict or "—",
                        r.engine or "—", r.model or "—", r.gpu or "—") for r in runs]]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip() for row in rows)
+    widths = [max(_cells(row[i]) for row in rows) for i in range(len(header))]
+    return "\n".join("  ".join(cell + " " * (w - _cells(cell)) for cell, w in zip(row, widths, strict=True)).rstrip()
+                     for row in rows)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the history (an absent database simply means no runs yet)."""
     path = default_db_path()
+    language = lang.resolve(args.lang)
     if not path.exists() and not args.compare:
-        print("[]" if args.json else f"No runs recorded yet (history: {path}).")
+        if args.json:
+            jsonout.dump({"runs": []}, sys.stdout)
+        else:
+            print(text(language, "history.none_at", path=path))
         return 0
     with RunStore(path) as store:
         if args.compare:
             diffs = store.compare(*args.compare)
             if args.json:
-                json.dump([dataclasses.asdict(d) for d in diffs], sys.stdout, ensure_ascii=False, indent=2)
-                print()
+                jsonout.dump({"differences": [dataclasses.asdict(d) for d in diffs]}, sys.stdout)
             elif not diffs:
-                print("No differences worth flagging.")
+                print(text(language, "history.no_diffs"))
             else:
                 for d in diffs:
-                    print(f"{_MARK[d.kind]} {d.kind:<11} {d.message}")
+                    print(f"{_MARK[d.kind]} {text(language, 'history.' + d.kind):<11} {d.message}")
             return 0
         runs = store.list_runs(args.limit)
     if args.json:
-        json.dump([dataclasses.asdict(r) for r in runs], sys.stdout, ensure_ascii=False, indent=2)
-        print()
+        jsonout.dump({"runs": [dataclasses.asdict(r) for r in runs]}, sys.stdout)
     else:
-        print(_table(runs) if runs else "No runs recorded yet.")
+        print(_table(runs, language) if runs else text(language, "history.none"))
     return 0

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from advisor import jsonout, lang
 from advisor.cli.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
@@ -24,6 +24,7 @@ from probes.serialize import to_jsonable
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `probe`."""
+    lang.add_option(p, "language of the summary")
     p.add_argument("--json", action="store_true", help="print JSON instead of a readable summary")
     p.add_argument("--engine-url", help="a running engine to identify (loopback unless --allow-remote)")
     p.add_argument("--allow-remote", action="store_true", help="allow an engine URL that is not on this machine")
@@ -93,8 +94,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the probe report (text or JSON)."""
     report = collect(args)
     if args.json:
-        json.dump(report, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        jsonout.dump(report, sys.stdout)
     else:
-        sys.stdout.write(render_probe(report))
+        sys.stdout.write(render_probe(report, lang.resolve(args.lang)))
     return 0

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from advisor import lang
 from advisor.atomic import write_atomic
 from advisor.decide.verdict import decide, verdict_to_json
 from advisor.errors import UserError
@@ -18,7 +19,6 @@ from advisor.report.model import build_report, validate_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
-from advisor.report.strings import LANGS
 
 _SUFFIX_FORMAT = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 
@@ -31,7 +31,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     source.add_argument("--facts", type=Path, metavar="FILE.json", help="a flat JSON object of facts")
     parser.add_argument("--format", choices=("html", "md", "json"),
                         help="output format (default: from the -o suffix, else html)")
-    parser.add_argument("--lang", choices=LANGS, default="en", help="report language (default: en)")
+    lang.add_option(parser, "report language")
     parser.add_argument("--include-prompts", action="store_true",
                         help="keep prompts and model outputs in the report (left out by default)")
     parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="where to write (default: stdout)")
@@ -68,9 +68,9 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or (_SUFFIX_FORMAT.get(args.output.suffix.lower(), "html") if args.output else "html")
     report = build_from_args(args)
     if fmt == "html":
-        text = render_html(report, args.lang)
+        text = render_html(report, lang.resolve(args.lang))
     elif fmt == "md":
-        text = render_markdown(report, args.lang)
+        text = render_markdown(report, lang.resolve(args.lang))
     else:
         text = render_json(report)
     if args.output is None or str(args.output) == "-":

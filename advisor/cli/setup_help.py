@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from advisor import jsonout, lang
 from advisor.demo.first_run import first_run_advice
 
 
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `setup-help`."""
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the text (default: en)")
+    lang.add_option(p, "language of the text")
     p.add_argument("--json", action="store_true", help="print the options as JSON (for other front ends)")
     p.add_argument("--scan", action="store_true",
                    help="also look for engines running on the default local ports (takes a few seconds)")
@@ -39,10 +39,9 @@ def collect(scan: bool) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the first-run options as text or JSON."""
-    advice = first_run_advice(collect(args.scan), args.lang)
+    advice = first_run_advice(collect(args.scan), lang.resolve(args.lang))
     if args.json:
-        json.dump(advice.to_dict(), sys.stdout, indent=1, ensure_ascii=False)
-        sys.stdout.write("\n")
+        jsonout.dump(advice.to_dict(), sys.stdout)
     else:
         sys.stdout.write(advice.as_text())
     return 0

@@ -8,8 +8,9 @@ from typing import TextIO
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
-from advisor.report.sections import by_task, tuner_section
-from advisor.report.strings import category_name, mix_line
+from advisor.report.results import localized, results_table
+from advisor.report.sections import by_task, headline, tuner_section
+from advisor.report.strings import category_name, mix_line, text, typical_line, verdict_lines
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 
@@ -17,70 +18,104 @@ def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
     return f"{value:{spec}}{suffix}" if isinstance(value, int | float) else "—"
 
 
-def _by_task(evidence: Evidence, out: TextIO) -> None:
+def _by_task(evidence: Evidence, out: TextIO, lang: str) -> None:
     """Per-category speedups beside the pooled figure (simultaneous intervals; the verdict pools them all)."""
     task = by_task(evidence)
     rows = [r for r in task["rows"] if r["n_pairs"]]
     if not rows:
         return
-    out.write(f"  {mix_line(task, 'en')}\n")
-    width = max(len(category_name(r["category"], "en")) for r in rows)
+    out.write(f"  {mix_line(task, lang)}\n")
+    width = max(_width(category_name(r["category"], lang)) for r in rows)
     for r in rows:
         ci = f"[{_fmt(r['ci_low'], '.2f')}, {_fmt(r['ci_high'], '.2f')}]" if r["ci_low"] is not None else ""
-        out.write(f"    {category_name(r['category'], 'en'):<{width}}  {r['n_pairs']:>3} pairs  "
-                  f"{_fmt(r['speedup'], '.2f', '×'):>6} {ci:<14} {r['label']}\n")
+        name = _pad(category_name(r["category"], lang), width)
+        out.write(f"    {name}  {r['n_pairs']:>3} {text(lang, 'cli.pairs')}  "
+                  f"{_fmt(r['speedup'], '.2f', '×'):>6} {ci:<14} {text(lang, 'by_task.' + r['label'])}\n")
 
 
-def print_summary(evidence: Evidence, done: SessionDone, out: TextIO) -> None:
-    """Verdict, speedup, flags, the reasons, per-step status and where the run folder is."""
+def _results(evidence: Evidence, lang: str, out: TextIO) -> None:
+    """What each arm measured (tok/s, TTFT, ms/token, acceptance), pooled and per kind of task."""
+    header, cells, note = localized(results_table(evidence), lang)
+    if not cells:
+        return
+    out.write(f"\n  {text(lang, 'cli.results')}\n")
+    rows = [header, *cells]
+    widths = [max(_width(row[i]) for row in rows) for i in range(len(header))]
+    for row in rows:
+        out.write("    " + "  ".join(_pad(c, w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+    out.write(f"    {note}\n")
+
+
+def _width(cell: str) -> int:
+    # a CJK character takes two terminal columns
+    return sum(2 if ord(ch) > 0x2E7F else 1 for ch in cell)
+
+
+def _pad(cell: str, width: int) -> str:
+    return cell + " " * (width - _width(cell))
+
+
+def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str = "en") -> None:
+    """Verdict, speedup, flags, the reasons, per-step status, what each arm measured and the run folder."""
     out.write("\n")
     for sid, step in evidence.steps.items():
         reason = f" ({step.reason})" if step.reason else ""
-        out.write(f"  {sid:<11} {step.status}{reason}\n")
+        out.write(f"  {sid:<11} {text(lang, 'status.' + step.status)}{reason}\n")
     if not evidence.steps:
-        out.write(f"Check {done.status}: {done.message or 'nothing was measured'}\n")
+        out.write(text(lang, "cli.check_status", status=done.status,
+                       message=done.message or text(lang, "cli.nothing_measured")) + "\n")
         return
     base, acc, ab = evidence.baseline, evidence.acceptance, evidence.ab
     if base is not None:
-        out.write(f"\n  decode {_fmt(base.decode_tok_s, '.1f', ' tok/s')}, MBU {_fmt(base.mbu, '.0%')}, "
-                  f"bottleneck {base.bottleneck or '—'}\n")
+        neck = text(lang, f"bottleneck.{base.bottleneck}") if base.bottleneck else "—"
+        out.write("\n  " + text(lang, "cli.baseline", tok_s=_fmt(base.decode_tok_s, ".1f", " tok/s"),
+                                 mbu=_fmt(base.mbu, ".0%"), bottleneck=neck) + "\n")
     if acc is not None:
-        out.write(f"  acceptance {_fmt(acc.rate, '.0%')}, mean length {_fmt(acc.mean_length)}, "
-                  f"repeat inflation {_fmt(acc.repeat_inflation, '.2f', '×')}\n")
+        out.write("  " + text(lang, "cli.acceptance", rate=_fmt(acc.rate, ".0%"), length=_fmt(acc.mean_length),
+                              inflation=_fmt(acc.repeat_inflation, ".2f", "×")) + "\n")
     if ab is not None:
-        out.write(f"  A/B speedup {_fmt(ab.speedup, '.3f', '×')} "
-                  f"[{_fmt(ab.ci_low, '.3f')}, {_fmt(ab.ci_high, '.3f')}] over {ab.n_prompts} prompt pairs"
-                  + (" (ON server started fresh)" if ab.pool is not None and ab.pool.fresh else "") + "\n")
-        _by_task(evidence, out)
+        fresh = text(lang, "cli.ab_fresh") if ab.pool is not None and ab.pool.fresh else ""
+        out.write("  " + text(lang, "cli.ab", speedup=_fmt(ab.speedup, ".3f", "×"), low=_fmt(ab.ci_low, ".3f"),
+                              high=_fmt(ab.ci_high, ".3f"), n=ab.n_prompts) + fresh + "\n")
+        _by_task(evidence, out, lang)
+    _results(evidence, lang, out)
     if (tuner := tuner_section(evidence)) is not None:
-        for line in tuner_sentences(tuner, "en"):
-            out.write(f"  tuner: {line}\n")
-        _, rows = tuner_table(tuner, "en")
+        for line in tuner_sentences(tuner, lang):
+            out.write(f"  {text(lang, 'cli.tuner')}: {line}\n")
+        _, rows = tuner_table(tuner, lang)
         for row in rows:
             out.write(f"    {row[0]:<14} k = {row[1]:<3} {row[2]}\n")
     for line in reconciliation_sentences(reconciliation_section(evidence), "en"):
         out.write(f"  perf model: {line}\n")
     if evidence.restarts:
         phases = ", ".join(f"{r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
-        out.write(f"  ON server restarted before: {phases}\n")
+        out.write("  " + text(lang, "cli.restarted", phases=phases) + "\n")
+    _verdict(done, ab.speedup if ab is not None else None, lang, out)
+
+
+def _verdict(done: SessionDone, measured: float | None, lang: str, out: TextIO) -> None:
     verdict = done.verdict or {}
-    out.write(f"\nVerdict: {verdict.get('verdict', 'INCONCLUSIVE')}\n")
+    word = str(verdict.get("verdict", "INCONCLUSIVE"))
+    out.write("\n" + text(lang, "cli.verdict", word=word, words=text(lang, f"verdict.{word}")) + "\n")
     if verdict.get("measured_with"):
-        out.write(f"  measured with {verdict['measured_with']}\n")
+        out.write("  " + text(lang, "cli.measured_with", settings=verdict["measured_with"]) + "\n")
+    head = headline(verdict, {"ab.speedup": measured})
     predicted = verdict.get("predicted_speedup")
     if isinstance(predicted, int | float):
-        prior = " (uses priors)" if verdict.get("prediction_is_prior") else ""
-        out.write(f"  predicted speedup {predicted:.2f}×{prior}\n")
-    for line in verdict.get("because") or []:
+        if (typical := typical_line(head, lang)) is not None:
+            out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
+        else:
+            out.write("  " + text(lang, "cli.predicted", speedup=f"{predicted:.2f}×") + "\n")
+    for line in verdict_lines(verdict, "because", lang):
         out.write(f"  - {line}\n")
-    for line in verdict.get("warnings") or []:
+    for line in verdict_lines(verdict, "warnings", lang):
         out.write(f"  ! {line}\n")
-    for line in verdict.get("caveats") or []:
+    for line in verdict_lines(verdict, "caveats", lang):
         out.write(f"  ? {line}\n")
     flags = verdict.get("flags")
     if isinstance(flags, Mapping) and flags.get("command"):
-        out.write(f"  flags: {flags['command']}\n")
+        out.write("  " + text(lang, "cli.flags", command=flags["command"]) + "\n")
     if done.message:
         out.write(f"\n{done.message}\n")
     if done.run_dir:
-        out.write(f"\nRun folder: {done.run_dir}\n")
+        out.write("\n" + text(lang, "cli.run_folder", path=done.run_dir) + "\n")

@@ -30,6 +30,7 @@ class Blocker:
 
     check: Check
     text: str
+    text_zh: str = ""  # the same words in Chinese (the verdict carries both)
 
 
 def _check(fact: str, op: str, expected: object, actual: object, held: bool | None) -> Check:
@@ -54,33 +55,39 @@ def invariant_checks(facts: Mapping[str, object], policy: Policy) -> list[Blocke
     exposed = facts.get("spec.cache_based") is not False and facts.get("measurement.pool_reset") is not True
     out = [
         Blocker(_check("ab.ci_low", "<=", BREAK_EVEN, ci_low, None if ci_low is None else ci_low <= BREAK_EVEN),
-                "no measured A/B lower bound above 1.0×"),
+                "no measured A/B lower bound above 1.0×", "没有高于 1.0× 的实测 A/B 下限"),
         Blocker(_check("ab.n_prompts", "<", min_pairs, pairs,
                        None if not isinstance(pairs, int) else pairs < min_pairs),
-                f"fewer than {min_pairs} A/B prompt pairs"),
+                f"fewer than {min_pairs} A/B prompt pairs", f"A/B 提示词对少于 {min_pairs} 组"),
         Blocker(_check("workload.repeated_prompts", "is-true", None, facts.get("workload.repeated_prompts"),
                        facts.get("workload.repeated_prompts") is True),
-                "the workload repeats prompts, which inflates speculative speedups"),
+                "the workload repeats prompts, which inflates speculative speedups",
+                "工作负载重复了提示词，这会夸大推测解码的加速"),
         Blocker(_check("acceptance.repeat_inflation", ">", max_inflation, inflation,
                        exposed and inflation is not None and inflation > max_inflation),
                 f"re-seen prompts ran {inflation or 0:.2f}× faster (limit {max_inflation}) and the A/B ran on a "
-                "server that had seen earlier prompts"),
+                "server that had seen earlier prompts",
+                f"见过的提示词快了 {inflation or 0:.2f}×（上限 {max_inflation}），"
+                "且 A/B 所用的服务器已见过先前的提示词"),
         Blocker(_check("acceptance.repeat_inflation", "absent", None, inflation, exposed and inflation is None),
                 "a cache-based method without a canary or a freshly started server cannot rule out "
-                "repeated-prompt inflation"),
+                "repeated-prompt inflation",
+                "基于缓存的方法既没有金丝雀测试也不是新启动的服务器，无法排除重复提示词带来的虚高"),
     ]
-    for name, text in (("measurement.trap_suspected", "a caching trap was flagged"),
-                       ("measurement.throttled", "the GPU throttled during measurement")):
-        out.append(Blocker(_check(name, "is-true", None, facts.get(name), facts.get(name) is True), text))
+    for name, text, text_zh in (("measurement.trap_suspected", "a caching trap was flagged", "发现了缓存陷阱"),
+                                ("measurement.throttled", "the GPU throttled during measurement", "测量期间 GPU 降频")):
+        out.append(Blocker(_check(name, "is-true", None, facts.get(name), facts.get(name) is True), text, text_zh))
     # The sweep's break-even may be raised by an override (stricter), never lowered.
     batch_even = max(policy.batch.break_even, built_in.batch.break_even)
     at_c = _num(facts, "batch.ci_high_at_concurrency")
     out.append(Blocker(_check("batch.ci_high_at_concurrency", "<", batch_even, at_c,
                               at_c is not None and at_c < batch_even),
                        f"at your concurrency the paired sweep's whole CI lies below {batch_even:.2f}× "
-                       "(speculation is slower there)"))
+                       "(speculation is slower there)",
+                       f"在您的并发量下，配对扫描的整个置信区间低于 {batch_even:.2f}×（推测解码在那里更慢）"))
     guards = facts.get("ab.guards_passed")
-    out.append(Blocker(_check("ab.guards_passed", "is-false", None, guards, guards is False), "an A/B guard failed"))
+    out.append(Blocker(_check("ab.guards_passed", "is-false", None, guards, guards is False), "an A/B guard failed",
+                       "有 A/B 守卫未通过"))
     return out
 
 

@@ -36,6 +36,11 @@ Scalar = float | int | str | bool
 POLICY_REF = "policy."  # "$policy.ab.min_speedup" in a condition, "{policy.ab.min_speedup}" in a text
 # Files in a rules folder that are not questions: the policy and the user's threshold overrides.
 NOT_QUESTIONS = (POLICY_FILE, "thresholds.toml")
+# Every text a person reads has a Chinese twin named KEY_zh (rules/README.md); the built-in files must carry
+# them all (tests/test_rules_zh.py), a user's own override may leave them out and reads in English.
+TRANSLATION_SUFFIX = "_zh"
+HEAD_TEXTS = ("question", "what", "why")
+BRANCH_TEXTS = ("because", "warning")
 
 
 class RuleError(UserError):
@@ -63,6 +68,8 @@ class Branch:
     because: str
     warning: str
     unknown: UnknownMode
+    because_zh: str = ""  # the same sentence in Chinese, same placeholders (checked at load)
+    warning_zh: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +85,14 @@ class RuleFile:
     why: str = ""
     references: tuple[str, ...] = ()
     notes: Mapping[str, str] = field(default_factory=dict)
+    question_zh: str = ""
+    what_zh: str = ""
+    why_zh: str = ""
+
+    def text(self, key: Literal["question", "what", "why"], lang: str) -> str:
+        """The question, what or why in `lang`, English when no translation was written."""
+        english = str(getattr(self, key))
+        return (getattr(self, f"{key}_zh") or english) if lang == "zh" else english
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +164,21 @@ def _template(where: str, text: str, thresholds: Mapping[str, object]) -> str:
     return text
 
 
+def _translation(where: str, key: str, english: str, zh: object, thresholds: Mapping[str, object]) -> str:
+    """`KEY_zh` beside `KEY`: a string naming exactly the English text's placeholders (its numbers must be the
+    same ones), and only where there is English to translate."""
+    if zh is None:
+        return ""
+    if not isinstance(zh, str):
+        raise _fail(where, f"{key}{TRANSLATION_SUFFIX} must be a string")
+    if zh and not english:
+        raise _fail(where, f"{key}{TRANSLATION_SUFFIX} without an English {key}")
+    if sorted(set(placeholders(zh))) != sorted(set(placeholders(english))):
+        raise _fail(where, f"{key}{TRANSLATION_SUFFIX} must name the same placeholders as {key}: "
+                           f"{sorted(set(placeholders(english)))}, got {sorted(set(placeholders(zh)))}")
+    return _template(where, zh, thresholds)
+
+
 def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, object]) -> Branch:
     bid = str(raw.get("id", ""))
     where = f"{rule_id}/{bid or '?'}"
@@ -171,8 +201,11 @@ def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, objec
     conds = tuple(_condition(where, c, thresholds) for c in (when.get(mode) or []) if mode != "default")
     if mode != "default" and not conds:
         raise _fail(where, f"when.{mode} is empty")
-    return Branch(bid, mode, conds, verdict, nxt, _template(where, str(raw.get("because", "")), thresholds),
-                  _template(where, str(raw.get("warning", "")), thresholds), unknown)
+    because = _template(where, str(raw.get("because", "")), thresholds)
+    warning = _template(where, str(raw.get("warning", "")), thresholds)
+    return Branch(bid, mode, conds, verdict, nxt, because, warning, unknown,
+                  because_zh=_translation(where, "because", because, raw.get("because_zh"), thresholds),
+                  warning_zh=_translation(where, "warning", warning, raw.get("warning_zh"), thresholds))
 
 
 def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
@@ -193,9 +226,20 @@ def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
     if len({b.id for b in branches}) != len(branches):
         raise _fail(rid, "branch ids must be unique")
     refs = data.get("references") or []
-    return RuleFile(rid, str(data.get("question", "")), thresholds, branches, source, what=str(data.get("what", "")),
-                    why=str(data.get("why", "")), references=tuple(str(r) for r in refs if isinstance(r, str)),
-                    notes=notes(text))
+    heads = {k: str(data.get(k, "")) for k in HEAD_TEXTS}
+    zh = {f"{k}_zh": _translation(rid, k, heads[k], data.get(f"{k}_zh"), known) for k in HEAD_TEXTS}
+    return RuleFile(rid, heads["question"], thresholds, branches, source, what=heads["what"], why=heads["why"],
+                    references=tuple(str(r) for r in refs if isinstance(r, str)), notes=notes(text), **zh)
+
+
+def untranslated(rules: RuleSet) -> list[str]:
+    """`rule/branch.key` of every English text without its Chinese twin (empty when all are translated)."""
+    out = []
+    for rule in rules.files.values():
+        out += [f"{rule.id}.{k}" for k in HEAD_TEXTS if getattr(rule, k) and not getattr(rule, f"{k}_zh")]
+        out += [f"{rule.id}/{b.id}.{k}" for b in rule.branches for k in BRANCH_TEXTS
+                if getattr(b, k) and not getattr(b, f"{k}_zh")]
+    return out
 
 
 def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:

@@ -20,6 +20,23 @@ UNKNOWN_WORDS = {
 }
 
 
+UNKNOWN_WORDS_ZH = {
+    "block": "在此停止：暂无定论，并列出缺少的事实",
+    "defer": "继续判定，但之后的“开启”会被扣下（暂无定论），并把该事实列为缺失",
+    "caveat": "继续判定，之后的“开启”成立，并把这项检查列为未能进行",
+    "ignore": "视为“不成立”",
+}
+# The tree's own words in Chinese (`spec-advisor rules --lang zh`); the rule texts carry their own `_zh`.
+WORDS_ZH = {"What": "内容", "Why": "原因", "Sources": "来源", "Numbers": "数值",
+            "Branches (first match wins):": "分支（按顺序，首个匹配生效）：", "if a fact is missing": "缺少事实时",
+            "why": "依据", "says": "结论", "warns": "警告", "otherwise": "其他情况", "when": "当", "and": "且",
+            "or": "或", "ask": "转到"}
+
+
+def _w(word: str, lang: str) -> str:
+    return WORDS_ZH.get(word, word) if lang == "zh" else word
+
+
 def _value(value: object) -> str:
     if isinstance(value, list):
         return "[" + ", ".join(_value(v) for v in value) + "]"
@@ -34,11 +51,11 @@ def _condition(c: Condition) -> str:
     return f"{c.fact} {c.op}" + ("" if c.value is None else f" {_value(c.value)}")
 
 
-def _when(b: Branch) -> str:
+def _when(b: Branch, lang: str = "en") -> str:
     if b.mode == "default":
-        return "otherwise"
-    joiner = " and " if b.mode == "all" else " or "
-    return "when " + joiner.join(_condition(c) for c in b.conditions)
+        return _w("otherwise", lang)
+    joiner = f" {_w('and' if b.mode == 'all' else 'or', lang)} "
+    return f"{_w('when', lang)} " + joiner.join(_condition(c) for c in b.conditions)
 
 
 def _order(rules: RuleSet) -> list[str]:
@@ -67,56 +84,74 @@ def _referenced(rule: RuleFile) -> list[str]:
     return names
 
 
-def _rule_lines(rules: RuleSet, rule: RuleFile, md: bool) -> Iterator[str]:
-    head = f"## `{rule.id}` — {rule.question}" if md else f"{rule.id} — {rule.question}"
-    yield head
+def _rule_lines(rules: RuleSet, rule: RuleFile, md: bool, lang: str = "en") -> Iterator[str]:
+    question = rule.text("question", lang)
+    yield f"## `{rule.id}` — {question}" if md else f"{rule.id} — {question}"
     if md:
         yield ""
     pad = "" if md else "  "
-    for label, text in (("What", rule.what), ("Why", rule.why)):
+    for label, text in (("What", rule.text("what", lang)), ("Why", rule.text("why", lang))):
         if text:
+            label = _w(label, lang)
             yield f"{pad}{'**' + label + ':**' if md else label + ':'} {text}"
     if rule.references:
-        yield f"{pad}{'**Sources:**' if md else 'Sources:'} " + "; ".join(rule.references)
+        sources = _w("Sources", lang)
+        yield f"{pad}{'**' + sources + ':**' if md else sources + ':'} " + "; ".join(rule.references)
     numbers: list[tuple[str, object, str]] = [
         (name, value, rule.notes.get(f"thresholds.{name}", "")) for name, value in rule.thresholds.items()]
     policy = flat_values(rules.policy)
     numbers += [(ref, policy[ref.removeprefix(POLICY_REF)], rules.policy.notes.get(ref.removeprefix(POLICY_REF), ""))
                 for ref in _referenced(rule)]
     if numbers:
-        yield f"{pad}{'**Numbers:**' if md else 'Numbers:'}"
+        yield f"{pad}{'**' + _w('Numbers', lang) + ':**' if md else _w('Numbers', lang) + ':'}"
         for name, value, note in numbers:
             yield f"{pad}- `{name}` = {value}" + (f" — {note}" if note else "")
-    yield f"{pad}{'**Branches** (first match wins):' if md else 'Branches (first match wins):'}"
+    if lang == "zh":
+        yield f"{pad}{'**分支**（按顺序，首个匹配生效）：' if md else _w('Branches (first match wins):', lang)}"
+    else:
+        yield f"{pad}{'**Branches** (first match wins):' if md else 'Branches (first match wins):'}"
+    ask = _w("ask", lang)
     for i, b in enumerate(rule.branches, start=1):
-        outcome = f"→ {b.verdict}" if b.verdict else f"→ ask `{b.next}`" if md else f"→ ask {b.next}"
-        yield f"{pad}{i}. `{b.id}` {_when(b)} {outcome}" if md else f"{pad}{i}. {b.id}: {_when(b)} {outcome}"
+        outcome = f"→ {b.verdict}" if b.verdict else f"→ {ask} `{b.next}`" if md else f"→ {ask} {b.next}"
+        when = _when(b, lang)
+        yield f"{pad}{i}. `{b.id}` {when} {outcome}" if md else f"{pad}{i}. {b.id}: {when} {outcome}"
         sub = "   " + pad
         if b.mode != "default":
-            yield f"{sub}if a fact is missing: {UNKNOWN_WORDS[b.unknown]}"
+            words = UNKNOWN_WORDS_ZH if lang == "zh" else UNKNOWN_WORDS
+            yield f"{sub}{_w('if a fact is missing', lang)}: {words[b.unknown]}"
         if why := rule.notes.get(f"branch:{b.id}"):
-            yield f"{sub}why: {why}"
-        if b.because:
-            yield f"{sub}says: {b.because}"
-        if b.warning:
-            yield f"{sub}warns: {b.warning}"
+            yield f"{sub}{_w('why', lang)}: {why}"
+        for key, label in (("because", "says"), ("warning", "warns")):
+            english, zh = getattr(b, key), getattr(b, f"{key}_zh")
+            if not english:
+                continue
+            if lang == "zh":
+                yield f"{sub}{_w(label, lang)}: {zh or english}"
+            else:
+                yield f"{sub}{label}: {english}"
+                if zh:  # the README shows both, so a translator sees each pair side by side
+                    yield f"{sub}zh: {zh}"
     yield ""
 
 
-def render_tree(rules: RuleSet, *, markdown: bool = False) -> str:
-    """The whole tree, from the root question down, as plain text or Markdown."""
+def render_tree(rules: RuleSet, *, markdown: bool = False, lang: str = "en") -> str:
+    """The whole tree, from the root question down, as plain text or Markdown, in English (with each
+    Chinese twin beside it) or in Chinese."""
     lines: list[str] = []
     if markdown:
         lines += ["# The decision tree", "",
                   "Generated by `spec-advisor rules --tree --markdown` from the files in this folder; "
                   "`tests/test_rules_tree.py` fails when it is not current. Each question lives in its own file; "
                   "a branch either ends in a verdict or asks the next question. Numbers shared by several "
-                  "questions and by the measurement live in `policy.toml` and are written `policy.table.key`.",
+                  "questions and by the measurement live in `policy.toml` and are written `policy.table.key`. "
+                  "Every text a person reads (`question`, `what`, `why`, `because`, `warning`) has a Chinese "
+                  "twin beside it, `KEY_zh`, naming the same placeholders (checked at load; "
+                  "`tests/test_rules_zh.py` fails when a built-in text has none).",
                   "", "Invariants that no rule can relax (advisor/decide/invariants.py): an ENABLE needs a measured "
                   "A/B lower bound above 1.0×, at least `policy.ab.min_pairs_enable` pairs, no repeated-prompt "
                   "workload, no repeat inflation above `policy.canary.max_repeat_inflation`, no trap or "
                   "throttling flag, every A/B guard passing, and no paired concurrency-sweep CI at the user's "
                   "concurrency wholly below `policy.batch.break_even`; otherwise it becomes INCONCLUSIVE.", ""]
     for rid in _order(rules):
-        lines += list(_rule_lines(rules, rules.files[rid], markdown))
+        lines += list(_rule_lines(rules, rules.files[rid], markdown, lang))
     return "\n".join(lines).rstrip() + "\n"

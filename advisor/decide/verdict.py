@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from advisor import methods
 from advisor.decide.evaluate import Check, Walk, walk
@@ -19,7 +20,8 @@ from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
 from advisor.perf.predict import Prediction, predict
-from advisor.recommend.build import alternatives, recommend
+from advisor.recommend.alternatives import bilingual
+from advisor.recommend.build import recommend
 from advisor.recommend.types import Recommendation
 
 CONFIRM_TEXT = "confirm with the A/B"
@@ -43,6 +45,17 @@ class Verdict:
     path: tuple[str, ...]
     measured_with: str | None = None  # the drafter's knobs as measured (spec.settings), when known
     caveats: tuple[str, ...] = ()     # checks that could not be made for lack of facts; the verdict stands
+    # the same sentences in Chinese, index for index (`texts(lang)`)
+    because_zh: tuple[str, ...] = ()
+    warnings_zh: tuple[str, ...] = ()
+    caveats_zh: tuple[str, ...] = ()
+    alternatives_zh: tuple[str, ...] = ()
+
+    def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
+        """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
+        english: tuple[str, ...] = getattr(self, key)
+        local: tuple[str, ...] = getattr(self, f"{key}_zh") if lang == "zh" else ()
+        return local if len(local) == len(english) else english
 
 
 def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction | None]:
@@ -71,54 +84,80 @@ def invariant_violations(facts: Mapping[str, object], policy: Policy | None = No
     return [b.text for b in blockers(facts, policy or default_policy())]
 
 
-def _because(result: Walk, rules: RuleSet, values: Mapping[str, object]) -> list[str]:
+def _because(result: Walk, rules: RuleSet, values: Mapping[str, object]) -> list[tuple[str, str]]:
     rule = rules.files[result.rule]
     branch = next(b for b in rule.branches if b.id == result.branch)
     ctx = {**rules.text_values(rule), **values}
     if result.blocked:
-        return [f"Cannot answer '{rule.question}' without {', '.join(result.missing)}."]
-    return [render(branch.because, ctx)] if branch.because else []
+        missing = ", ".join(result.missing)
+        return [(f"Cannot answer '{rule.question}' without {missing}.",
+                 f"缺少 {missing}，无法回答“{rule.text('question', 'zh')}”。")]
+    if not branch.because:
+        return []
+    return [(render(branch.because, ctx), render(branch.because_zh or branch.because, ctx))]
+
+
+def _warning(rules: RuleSet, rule_id: str, branch_id: str, facts: Mapping[str, object]) -> tuple[str, str]:
+    rule = rules.files[rule_id]
+    branch = next(b for b in rule.branches if b.id == branch_id)
+    ctx = {**rules.text_values(rule), **facts}
+    return render(branch.warning, ctx), render(branch.warning_zh or branch.warning, ctx)
 
 
 def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Prediction | None) -> Verdict:
+    # every sentence is written twice, (English, Chinese), so each reader gets the reasons in their language
     because = _because(result, rules, facts)
-    warnings = [render(t, {**rules.text_values(rules.files[r]), **facts}) for r, _, t in result.notes]
+    warnings = [_warning(rules, r, b, facts) for r, b, _ in result.notes]
     verdict = result.verdict
     trace = list(result.trace)
     if verdict == "ENABLE" and result.deferred:
         verdict = "INCONCLUSIVE"
-        because.append(f"The A/B favours speculation, but these checks lack data: {', '.join(result.deferred)}.")
+        lacking = ", ".join(result.deferred)
+        because.append((f"The A/B favours speculation, but these checks lack data: {lacking}.",
+                        f"A/B 倾向于推测解码，但这些检查缺少数据：{lacking}。"))
     if verdict == "ENABLE":
         checks = invariant_checks(facts, rules.policy)
         trace += [b.check for b in checks]
-        if bad := [b.text for b in checks if b.check.passed is not False]:
+        if bad := [b for b in checks if b.check.passed is not False]:
             verdict = "INCONCLUSIVE"
-            because.append("ENABLE withheld: " + "; ".join(bad) + ".")
-    if pred is not None and facts.get("ab.measured") is not True and not any(CONFIRM_TEXT in b for b in because):
-        because.append(f"Predicted {pred.speedup:.2f}× — {CONFIRM_TEXT}.")
+            because.append(("ENABLE withheld: " + "; ".join(b.text for b in bad) + ".",
+                            "暂不建议开启：" + "；".join(b.text_zh or b.text for b in bad) + "。"))
+    if pred is not None and facts.get("ab.measured") is not True and not any(CONFIRM_TEXT in b for b, _ in because):
+        because.append((f"Predicted {pred.speedup:.2f}× — {CONFIRM_TEXT}.",
+                        f"预测为 {pred.speedup:.2f}× —— 请用 A/B 确认。"))
     measured = facts.get("ab.speedup")
     if pred is not None and isinstance(measured, float) and measured > 0:
         gap = max(pred.speedup / measured, measured / pred.speedup)
         if gap > rules.policy.reconcile.model_mismatch_factor:
-            warnings.append(f"The perf model predicts {pred.speedup:.2f}× but the A/B measured {measured:.2f}×; "
-                            "look for a draft on the CPU, an engine regression or per-step overheads.")
+            warnings.append((f"The perf model predicts {pred.speedup:.2f}× but the A/B measured {measured:.2f}×; "
+                             "look for a draft on the CPU, an engine regression or per-step overheads.",
+                             f"性能模型预测 {pred.speedup:.2f}×，但 A/B 实测为 {measured:.2f}×；"
+                             "请检查草稿是否跑在 CPU 上、引擎是否退化，或每步开销。"))
     if pred is not None and pred.priors:
-        warnings.append("The prediction assumes " + "; ".join(pred.priors) + ".")
+        # the priors name parameters and sources (numbers, units, model names): shown as the model wrote them
+        warnings.append(("The prediction assumes " + "; ".join(pred.priors) + ".",
+                         "该预测假设：" + "; ".join(pred.priors) + "。"))
     missing = sorted({*result.missing, *result.deferred})
+    instead = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
+    caveats = [(f"{rule}/{branch}: not checked, needs {', '.join(need)}",
+                f"{rule}/{branch}：未检查，需要 {', '.join(need)}") for rule, branch, need in result.caveats]
     return Verdict(
-        verdict=verdict, because=tuple(because), trace=tuple(trace), missing_facts=tuple(missing),
+        verdict=verdict, because=tuple(en for en, _ in because), trace=tuple(trace), missing_facts=tuple(missing),
         predicted_speedup=pred.speedup if pred else None, prediction_is_prior=bool(pred and pred.is_prior),
         flags=recommend(facts) if verdict == "ENABLE" else None,
-        alternatives=alternatives(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else (),
-        warnings=tuple(warnings), rule_id=result.rule, branch_id=result.branch, path=tuple(result.path),
-        caveats=tuple(f"{rule}/{branch}: not checked, needs {', '.join(missing)}"
-                      for rule, branch, missing in result.caveats),
-        measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None)
+        alternatives=tuple(en for en, _ in instead),
+        warnings=tuple(en for en, _ in warnings), rule_id=result.rule, branch_id=result.branch,
+        path=tuple(result.path), caveats=tuple(en for en, _ in caveats),
+        measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
+        because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
+        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead))
 
 
 def _failed(exc: Exception) -> Verdict:
     return Verdict("INCONCLUSIVE", (f"Evaluation failed ({type(exc).__name__}: {exc}); no recommendation.",),
-                   (), (), None, False, None, (), ("internal error while deciding",), "", "", ())
+                   (), (), None, False, None, (), ("internal error while deciding",), "", "", (),
+                   because_zh=(f"评估失败（{type(exc).__name__}: {exc}）；没有建议。",),
+                   warnings_zh=("判定时发生内部错误",))
 
 
 def decide(facts: Mapping[str, object], *, rules_dir: Path | None = None, rules: RuleSet | None = None) -> Verdict:
@@ -154,4 +193,8 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "path": list(v.path),
         "measured_with": v.measured_with,
         "caveats": list(v.caveats),
+        "because_zh": list(v.because_zh),
+        "warnings_zh": list(v.warnings_zh),
+        "caveats_zh": list(v.caveats_zh),
+        "alternatives_zh": list(v.alternatives_zh),
     }

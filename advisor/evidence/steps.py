@@ -282,3 +282,5 @@ class ABEvidence:
     vs_default: VsDefault | None = None
     on_argv: tuple[str, ...] = ()               # the managed ON server's speculative flags during the A/B
     on_params: Mapping[str, str] = field(default_factory=dict)  # its drafter knobs, set or engine defaults
+    # every request that answered, both arms (the per-arm results table: tok/s, TTFT, time per token)
+    samples: tuple[RequestRecord, ...] = ()

@@ -19,6 +19,7 @@ from advisor.errors import UserError
 from advisor.evidence.schema import Evidence
 from advisor.redact import redact
 from advisor.report.reconcile_text import reconciliation_section
+from advisor.report.results import results_table
 from advisor.report.sections import (
     by_task,
     environment_summary,
@@ -73,6 +74,7 @@ def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: M
         "headline": headline(clean_verdict, clean_facts),
         "verdict": clean_verdict,
         "by_task": by_task(evidence),
+        "results": results_table(evidence),
         "tuner": tuner_section(evidence),
         "reconciliation": reconciliation_section(evidence),
         "environment": environment_summary(evidence, clean_facts),

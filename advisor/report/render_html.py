@@ -16,6 +16,7 @@ from advisor.report.html_style import CSS
 from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.render_json import script_safe_json
+from advisor.report.results import localized
 from advisor.report.strings import (
     category_name,
     concurrency_line,
@@ -27,6 +28,8 @@ from advisor.report.strings import (
     text,
     trace_outcome,
     trace_word,
+    typical_line,
+    verdict_lines,
 )
 from advisor.report.svg import chart_svg
 from advisor.report.tuner_text import tuner_sentences, tuner_table
@@ -53,11 +56,15 @@ def _hero(report: Mapping[str, Any], lang: str) -> str:
     word = report["verdict"]["verdict"]
     head = report["headline"]
     detail = speedup_line(head, lang)
-    big = f'<span class="big">{e(fmt_speedup(head["speedup"]))}</span>' if head.get("speedup") is not None else ""
+    # a prior-only expectation is never the big number: it says what is typical, not what this machine did
+    shown = head.get("speedup") is not None and head.get("source") != "prior"
+    big = f'<span class="big">{e(fmt_speedup(head["speedup"]))}</span>' if shown else ""
+    typical = typical_line(head, lang)
+    below = f'<p class="muted">{e(typical)}</p>' if typical else ""
     return (f'<section class="hero v-{e(word)}"><span class="pill">{e(word)}</span>'
             f'<h1 class="verdict">{e(text(lang, "verdict." + word))}</h1>'
             f'<p class="blurb">{e(text(lang, "blurb." + word))}</p>'
-            f'<p class="speedup">{big}<span class="detail">{e(detail)}</span></p></section>')
+            f'<p class="speedup">{big}<span class="detail">{e(detail)}</span></p>{below}</section>')
 
 
 def _flags(flags: list[dict[str, str]], lang: str) -> str:
@@ -87,20 +94,20 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
     if cutoff := concurrency_line(report["facts"], lang):
         cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')
-    if v["because"]:
-        cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(v["because"])}</div>')
-    if v["warnings"]:
+    if because := verdict_lines(v, "because", lang):
+        cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(because)}</div>')
+    if warnings := verdict_lines(v, "warnings", lang):
         cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.warnings"))}</h3>'
-                     f'{_list(v["warnings"])}</div>')
-    if v.get("caveats"):
-        cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.caveats"))}</h3>{_list(v["caveats"])}</div>')
+                     f'{_list(warnings)}</div>')
+    if caveats := verdict_lines(v, "caveats", lang):
+        cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.caveats"))}</h3>{_list(caveats)}</div>')
     if v["missing_facts"]:
         items = "".join(f"<li><code>{e(m)}</code></li>" for m in v["missing_facts"])
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.missing"))}</h3>'
                      f'<p class="muted">{e(text(lang, "missing.hint"))}</p><ul>{items}</ul></div>')
-    if v["alternatives"]:
+    if instead := verdict_lines(v, "alternatives", lang):
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.alternatives"))}</h3>'
-                     f'{_list(v["alternatives"])}</div>')
+                     f'{_list(instead)}</div>')
     return '<div class="grid">' + "".join(cards) + "</div>"
 
 
@@ -122,6 +129,17 @@ def _by_task(report: Mapping[str, Any], lang: str) -> str:
     return (f'<h2>{e(text(lang, "section.by_task"))}</h2><div class="card"><p>{e(mix_line(task, lang))}</p>'
             f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="muted">{e(text(lang, "by_task.hint"))}</p></div>')
+
+
+def _results(report: Mapping[str, Any], lang: str) -> str:
+    header, cells, note = localized(report.get("results"), lang)
+    if not cells:
+        return ""
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in cells)
+    return (f'<h2>{e(text(lang, "section.results"))}</h2><div class="card">'
+            f'<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+            f'<p class="muted">{e(note)}</p></div>')
 
 
 def _tuner(report: Mapping[str, Any], lang: str) -> str:
@@ -169,7 +187,7 @@ def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
     # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
     state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
     return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "guard." + state))}'
-            f'</td><td>{e(guard["detail"])}</td></tr>')
+            f'</td><td>{e(step_warning(lang, guard["detail"]))}</td></tr>')
 
 
 def _step(step: Mapping[str, Any], lang: str) -> str:
@@ -232,8 +250,8 @@ def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
         '<meta name="referrer" content="no-referrer">'
         f"<title>{e(word)} · {e(text(lang, 'title'))}</title><style>{CSS}</style></head>\n<body><main>"
         f'<header class="top"><div>{meta[0]}</div><div>{meta_right}</div></header>'
-        f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}{_by_task(report, lang)}"
-        f"{_tuner(report, lang)}{_reconcile(report, lang)}"
+        f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}{_results(report, lang)}"
+        f"{_by_task(report, lang)}{_tuner(report, lang)}{_reconcile(report, lang)}"
         f"{_steps(report, lang)}{_trace(report, lang)}{_environment(report, lang)}"
         f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
         f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"

@@ -8,6 +8,7 @@ from typing import Any
 
 from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
+from advisor.report.results import localized
 from advisor.report.strings import (
     category_name,
     concurrency_line,
@@ -18,6 +19,8 @@ from advisor.report.strings import (
     step_warning,
     text,
     trace_word,
+    typical_line,
+    verdict_lines,
 )
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 
@@ -89,6 +92,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
     out = [f"## {_VERDICT_MARK[word]} {word} — {text(lang, 'verdict.' + word)}", "",
            f"> {text(lang, 'blurb.' + word)}", ">", f"> **{md_text(speedup_line(report['headline'], lang))}**",
            ""]
+    if typical := typical_line(report["headline"], lang):
+        out += [f"*{md_text(typical)}*", ""]
     if v.get("measured_with"):
         out += [md_text(text(lang, "verdict.measured_with", settings=v["measured_with"])), ""]
     if cutoff := concurrency_line(report["facts"], lang):
@@ -104,8 +109,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
     if not flags:
         out += [text(lang, "flags.none"), ""]
-    for key, items in (("because", v["because"]), ("warnings", v["warnings"]), ("caveats", v.get("caveats") or []),
-                       ("alternatives", v["alternatives"])):
+    for key in ("because", "warnings", "caveats", "alternatives"):
+        items = verdict_lines(v, key, lang)
         if items:
             mark = "⚠ " if key == "warnings" else ""
             out += [f"### {text(lang, 'section.' + key)}", "", *(f"- {mark}{md_text(i)}" for i in items), ""]
@@ -113,6 +118,14 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [f"### {text(lang, 'section.missing')}", "", text(lang, "missing.hint"), "",
                 *(f"- {md_code(m)}" for m in v["missing_facts"]), ""]
     return out
+
+
+def _results_section(report: Mapping[str, Any], lang: str) -> list[str]:
+    header, cells, note = localized(report.get("results"), lang)
+    if not cells:
+        return []
+    return [f"### {text(lang, 'section.results')}", "", *_table(header, [[md_text(c) for c in r] for r in cells]),
+            "", f"*{md_text(note)}*", ""]
 
 
 def _by_task_section(report: Mapping[str, Any], lang: str) -> list[str]:
@@ -176,7 +189,7 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
         out += [""] if step["values"] else []
         guards = [[md_text(g["name"]), text(lang, _state_key(g["passed"])),
-                   md_text(g["detail"])] for g in step["guards"]]
+                   md_text(step_warning(lang, g["detail"]))] for g in step["guards"]]
         out += [*_table([text(lang, "step.guards"), "", ""], guards), ""] if guards else []
         for chart in step["charts"]:
             out += _chart_lines(chart, lang)
@@ -207,8 +220,9 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
                 f"{text(lang, 'meta.created')} {report['created_utc']}"]
     lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
              " · ".join(b for b in run_bits if b), "",
-             *_partial(report, lang), *_verdict_section(report, lang), *_by_task_section(report, lang),
-             *_tuner_section(report, lang), *_reconcile_section(report, lang), *_trace_section(report, lang),
+             *_partial(report, lang), *_verdict_section(report, lang), *_results_section(report, lang),
+             *_by_task_section(report, lang), *_tuner_section(report, lang), *_reconcile_section(report, lang),
+             *_trace_section(report, lang),
              *_steps_section(report, lang), *_environment_section(report, lang), "---", "",
              text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded"),
              text(lang, "footer.generated", version=report.get("app_version", "?"))]

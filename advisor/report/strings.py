@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from advisor.report import strings_en, strings_zh
+from advisor.report import strings_cli, strings_en, strings_zh, warnings_zh
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
-TABLES: dict[str, dict[str, str]] = {"en": strings_en.STRINGS, "zh": strings_zh.STRINGS}
+TABLES: dict[str, dict[str, str]] = {"en": {**strings_en.STRINGS, **strings_cli.EN},
+                                     "zh": {**strings_zh.STRINGS, **strings_cli.ZH}}
+_EN = TABLES["en"]
 
 
 def text(lang: str, key: str, **values: Any) -> str:
@@ -18,12 +20,12 @@ def text(lang: str, key: str, **values: Any) -> str:
     Unknown keys come back as the key itself: a chart series added by a newer step should still
     render with a readable (if untranslated) label rather than fail.
     """
-    table = TABLES.get(lang, strings_en.STRINGS)
-    template = table.get(key) or strings_en.STRINGS.get(key)
+    table = TABLES.get(lang, _EN)
+    template = table.get(key) or _EN.get(key)
     if template is None and ":" in key:
         # a parametrised key, e.g. `series.tuner_predicted:ngram-mod`: the template names its part {arg}
         base, _, arg = key.partition(":")
-        if (template := table.get(base) or strings_en.STRINGS.get(base)) is not None:
+        if (template := table.get(base) or _EN.get(base)) is not None:
             values = {**values, "arg": arg}
     if template is None:
         return key.split(".", 1)[-1]
@@ -31,11 +33,14 @@ def text(lang: str, key: str, **values: Any) -> str:
 
 
 def step_warning(lang: str, message: str) -> str:
-    """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated;
-    any other message (most carry measured numbers) is shown as the step wrote it."""
+    """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated,
+    one the steps write with numbers in it is read back into its Chinese sentence (advisor/report/warnings_zh);
+    any other message (an engine's own error text) is shown as the step wrote it."""
     for key, english in strings_en.STRINGS.items():
         if key.startswith("warning.") and english == message:
             return text(lang, key)
+    if lang == "zh" and (translated := warnings_zh.translate(message)) is not None:
+        return translated
     return message
 
 
@@ -111,6 +116,25 @@ def speedup_line(headline: dict[str, Any], lang: str) -> str:
         n = headline.get("n_prompts")
         return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"
     return text(lang, f"speedup.{source}", speedup=fmt_speedup(speedup))
+
+
+def verdict_lines(verdict: Mapping[str, Any], key: str, lang: str) -> list[str]:
+    """The verdict's `because`, `warnings`, `caveats` or `alternatives` in `lang`: the decider writes each in
+    English and in Chinese (`because_zh`, …); a verdict without the Chinese list (an older run) shows English."""
+    english = [str(x) for x in verdict.get(key) or []]
+    if lang != "en":
+        local = verdict.get(f"{key}_{lang}")
+        if isinstance(local, list | tuple) and len(local) == len(english):
+            return [str(x) for x in local]
+    return english
+
+
+def typical_line(headline: dict[str, Any], lang: str) -> str | None:
+    """A prior-only expectation, shown below the verdict as what is typical for the method (never as the
+    headline: a prior says nothing about this machine)."""
+    if headline.get("source") != "prior" or headline.get("speedup") is None:
+        return None
+    return text(lang, "typical.line", speedup=fmt_speedup(headline["speedup"]))
 
 
 def concurrency_line(facts: Mapping[str, Any], lang: str) -> str | None:

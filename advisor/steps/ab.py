@@ -54,6 +54,7 @@ class ABStep:
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
         policy = policy_for(ctx.policy.ab, min(budget.ab_max_pairs, len(prompts)))
         pairs: list[PairResult] = []
+        records: list[RequestRecord] = []
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}
         stop_reason = ""
@@ -67,6 +68,7 @@ class ABStep:
                 yield UnitDone(self.id, prompt.id, unit)
             pair = unit.pair
             pairs.append(pair)
+            records.extend(r for r in (unit.off.record, unit.on.record) if r is not None)
             for arm, err in (("off", pair.off_error), ("on", pair.on_error)):
                 streak[arm] = streak[arm] + 1 if err else 0
             decision = decide_ab(pairs, policy)
@@ -87,7 +89,7 @@ class ABStep:
         if not ctx.cancelled and not stop_reason:
             vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], _measure_pair, self.id)
         evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool, on_argv=on_argv,
-                           on_params=on_params, vs_default=vs_default)
+                           on_params=on_params, vs_default=vs_default, samples=tuple(records))
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in decision.guards.items() if not ok]
         if stop_reason:

@@ -19,6 +19,7 @@ import html
 from typing import Any
 
 import pyqtgraph as pg
+from pyqtgraph.Qt import QtCore
 from PySide6.QtWidgets import QWidget
 
 from advisor.evidence.kinds import StepEvidence
@@ -31,6 +32,8 @@ from ui.strings import tr
 THIN_ABOVE = 2000
 X_HEADROOM = 0.25  # when the points pass the right edge, the x range grows by a quarter of the span
 GRID_COLOUR = "#e6e9ee"  # opaque: what the former 15 % black grid looked like on the white plot
+LEGEND_ROW = 5      # PlotItem's grid: 0 title, 1 top axis, 2 plot, 3 bottom axis; 4 is free, 5 below it all
+LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart
 
 
 class LiveChart(pg.PlotWidget):
@@ -60,8 +63,12 @@ class LiveChart(pg.PlotWidget):
         item.setMenuEnabled(False)
         item.hideButtons()
         self.setMouseEnabled(x=False, y=False)
-        self.legend = item.addLegend(offset=legend_offset, labelTextSize="8pt", labelTextColor=theme.TEXT,
-                                     brush=pg.mkBrush(255, 255, 255, 140), verSpacing=-6)
+        # The legend sits in its own row under the plot area (as in the HTML report), entries side by side, so
+        # it never covers data; the charts are too narrow for a column of their own beside the plot.
+        self.legend = pg.LegendItem(offset=None, labelTextSize="8pt", labelTextColor=theme.TEXT, verSpacing=-6,
+                                    colCount=LEGEND_COLUMNS)
+        item.layout.addItem(self.legend, LEGEND_ROW, 1, QtCore.Qt.AlignmentFlag.AlignLeft)
+        del legend_offset  # kept in the signature for callers written when the legend floated over the plot
         self.setMinimumSize(220, 170)
         self.retranslate()
 

@@ -1,0 +1,76 @@
+"""Chinese for the steps' own warnings and guard details. The steps write one English sentence with its
+numbers in it (the evidence keeps exactly what was said); these patterns read the numbers back out and put
+them into the Chinese sentence, so a reader of the zh report or window never meets an English warning for
+the cases the app writes itself. A message no pattern knows (e.g. an engine's own error text) is shown as
+written."""
+
+from __future__ import annotations
+
+import re
+
+_N = r"(?P<{}>[-+]?[\d.]+)"
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    # `{name}` in a pattern is a number group; everything else is literal text
+    parts = re.split(r"(\{\w+\})", pattern)
+    return re.compile("^" + "".join(_N.format(p[1:-1]) if re.fullmatch(r"\{\w+\}", p) else re.escape(p)
+                                    for p in parts) + "$")
+
+
+def _free(pattern: str, name: str) -> re.Pattern[str]:
+    # one free-text group (a process list, a reason) at `{name}`
+    head, _, tail = pattern.partition("{" + name + "}")
+    return re.compile("^" + re.escape(head) + f"(?P<{name}>.+?)" + re.escape(tail) + "$")
+
+
+PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_p("decode speed varied by {cv}% between requests"), "各次请求之间的解码速度波动了 {cv}%"),
+    (_p("no request produced a decode time"), "没有任何请求给出解码时间"),
+    (_p("bytes per token or peak bandwidth unknown: no MBU"), "每个 token 的字节数或峰值带宽未知：无法计算 MBU"),
+    (_p("the server drafted no tokens: is speculation really on?"), "服务器没有起草任何 token：推测解码真的开启了吗？"),
+    (_p("only {rate}% of drafted tokens were accepted on these prompts"),
+     "在这些提示词上只有 {rate}% 的草稿 token 被接受"),
+    (_p("repeating a prompt made speculation {x}× faster than its first run: the engine reuses earlier outputs, "
+        "so benchmarks with repeated prompts overstate the speedup"),
+     "重复同一提示词让推测解码比第一次快了 {x}×：引擎会复用先前的输出，因此重复提示词的基准会夸大加速"),
+    (_p("{n} samples did not reuse the cached prefix exactly and were dropped"),
+     "{n} 个样本没有完全复用缓存前缀，已丢弃"),
+    (_p("{n} concurrent requests failed"), "{n} 个并发请求失败"),
+    (_p("1-minute load {load} on {cores} logical cores: other work is running, timings will be noisy"),
+     "{cores} 个逻辑核心上的 1 分钟负载为 {load}：有其他任务在运行，计时会有噪声"),
+    (_p("1-minute load {load} on {cores} logical cores"), "{cores} 个逻辑核心上的 1 分钟负载为 {load}"),
+    (_p("on battery: clocks may be limited"), "使用电池供电：时钟频率可能受限"),
+    (_p("on mains power"), "使用外接电源"),
+    (_p("{free} GiB free"), "空闲 {free} GiB"),
+    (_p("{n} complete pairs (ENABLE needs ≥ {need})"), "{n} 组完整配对（开启需要 ≥ {need}）"),
+    (_p("sd of log-speedups {sd} (0 means identical pairs)"), "对数加速比的标准差 {sd}（0 表示配对完全相同）"),
+    (_p("skewness {skew} (need ≥ {need})"), "偏度 {skew}（需要 ≥ {need}）"),
+    (_p("median speedup {m}×, ratio of totals {r}× (need > 1 and > {need})"),
+     "加速中位数 {m}×，总量之比 {r}×（需要 > 1 且 > {need}）"),
+    (_p("{pct}% of prompts slower than {ratio}× (allowed ≤ {allowed}%)"),
+     "{pct}% 的提示词慢于 {ratio}×（允许 ≤ {allowed}%）"),
+    (_p("without the top {top}% of prompts the speedup is {x}× (need > {need})"),
+     "去掉最快的 {top}% 提示词后加速为 {x}×（需要 > {need}）"),
+    (_p("OFF-arm ms/token varies {cv}% (need < {need}%)"), "关闭推测组的每 token 毫秒数波动 {cv}%（需要 < {need}%）"),
+    (_p("the rarer run order covers {pct}% of pairs (need ≥ {need}%)"),
+     "较少的运行顺序占配对的 {pct}%（需要 ≥ {need}%）"),
+    (_p("failed requests: OFF {off}, ON {on} of {n} pairs (ON excess allowed ≤ {excess}%, either arm ≤ {rate}%)"),
+     "失败请求：{n} 组配对中关闭 {off} 个、开启 {on} 个（开启多出的部分允许 ≤ {excess}%，任一组 ≤ {rate}%）"),
+    (_p("{n} pairs dropped for repetition loops, {on} only under ON (allowed: none only-ON, ≤ {share}% overall)"),
+     "{n} 组配对因重复循环被丢弃，其中 {on} 组只在开启时出现（允许：没有只在开启时出现的，总体 ≤ {share}%）"),
+    (_p("{n} of {m} counted pairs ran during thermal/HW slowdown"),
+     "{m} 组计入的配对中有 {n} 组在过热/硬件降速期间运行"),
+    (_free("no GPU ({why})", "why"), "没有 GPU（{why}）"),
+    (_free("power source unknown ({detail})", "detail"), "电源类型未知（{detail}）"),
+    (_free("engine did not answer: {exc}", "exc"), "引擎没有响应：{exc}"),
+    (_free("stopped after {rest}", "rest"), "提前停止：{rest}"),
+)
+
+
+def translate(message: str) -> str | None:
+    """The Chinese of a step's warning, or None when no pattern knows it."""
+    for pattern, template in PATTERNS:
+        if (m := pattern.match(message)) is not None:
+            return template.format(**m.groupdict())
+    return None
