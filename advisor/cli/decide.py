@@ -15,7 +15,9 @@ from advisor.errors import UserError
 from advisor.evidence.io import load_evidence
 from advisor.facts.checks import load_facts_file
 from advisor.facts.from_evidence import facts_from_evidence
+from advisor.userfile import read_user_file
 
+MAX_PORT = 65535
 NAME = "decide"
 HELP = "decide from a run folder, an evidence.json or --facts FILE.json; prints verdict, flags and trace"
 
@@ -83,6 +85,10 @@ def trace_word(outcome: str, leads_to: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load facts, decide, print; exit 0 whatever the verdict (2 for user errors via the CLI)."""
+    if not 1 <= args.port <= MAX_PORT:
+        raise UserError(f"--port must be from 1 to {MAX_PORT}, not {args.port}")
+    if not args.host or any(c.isspace() or not c.isprintable() for c in args.host):
+        raise UserError(f"--host must be an address without spaces or control characters, not {args.host!r}")
     facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
     verdict = decide(facts, rules_dir=args.rules)
     fmt = args.format_flags
@@ -108,10 +114,11 @@ def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
     if args.manifest is not None:
         if args.format_flags != "llmkube":
             raise UserError("--manifest goes with --format-flags llmkube")
-        try:
-            with args.manifest.open(encoding="utf-8") as f:  # one over the cap is enough to refuse a huge file
-                manifest = f.read(MAX_CHARS + 1)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"cannot read manifest {args.manifest}: {exc}") from exc
+        try:  # one byte over the cap is enough to refuse a huge file (UTF-8 has ≥ 1 byte per character)
+            manifest = read_user_file(args.manifest, 4 * MAX_CHARS).decode("utf-8")[: MAX_CHARS + 1]
+        except OSError as exc:
+            raise UserError(f"cannot read manifest {args.manifest}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise UserError(f"cannot read manifest {args.manifest}: not UTF-8 ({exc.reason})") from None
     return render_deploy(verdict.flags, args.format_flags, manifest_text=manifest, model_path=args.model_path,
                          host=args.host, port=args.port, verdict=verdict.verdict)

@@ -7,11 +7,13 @@ import dataclasses
 import json
 import sys
 
+from advisor.errors import UserError
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
 
 NAME = "history"
 HELP = "list past runs, or --compare RUN_A RUN_B to see what regressed"
+MAX_LIMIT = 1_000_000  # SQLite LIMIT takes a 64-bit integer; nobody keeps a million runs
 _MARK = {"regression": "▼", "improvement": "▲", "change": "•"}
 
 
@@ -33,6 +35,8 @@ def _table(runs: list[RunSummary]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the history (an absent database simply means no runs yet)."""
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UserError(f"--limit must be from 1 to {MAX_LIMIT:,}, not {args.limit}")
     path = default_db_path()
     if not path.exists() and not args.compare:
         print("[]" if args.json else f"No runs recorded yet (history: {path}).")

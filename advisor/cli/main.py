@@ -8,10 +8,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
 from types import ModuleType
+from typing import NoReturn
 
 import advisor.cli as commands_pkg
 from advisor import __version__
@@ -34,9 +36,18 @@ def _command_modules() -> list[ModuleType]:
     return sorted(found, key=lambda m: str(m.NAME))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as one line (plus a hint), like every other user error."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"spec-advisor: {self.prog}: {message}", file=sys.stderr)
+        print(f"  hint: `{self.prog} --help` lists the options", file=sys.stderr)
+        sys.exit(EXIT_USER_ERROR)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with one subparser per command module."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="spec-advisor",
         description="Should I turn on speculative decoding on this machine? Measure, decide, explain.",
     )
@@ -52,7 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `spec-advisor` console script; returns the process exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
+        return code
+    except BrokenPipeError:
+        # the reader went away (`spec-advisor rules --tree | head`): stop quietly, as `cat` does, and point
+        # stdout at /dev/null so the interpreter's final flush does not complain about the pipe again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _main(args_list: list[str]) -> int:
     parser = build_parser()
     if not args_list:
         args_list = ["gui"]

@@ -37,7 +37,8 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO) -> None:
         reason = f" ({step.reason})" if step.reason else ""
         out.write(f"  {sid:<11} {step.status}{reason}\n")
     if not evidence.steps:
-        out.write(f"Check {done.status}: {done.message or 'nothing was measured'}\n")
+        if done.status != "failed":  # a failure's reason is an error: the CLI prints it on stderr
+            out.write(f"Check {done.status}: {done.message or 'nothing was measured'}\n")
         return
     base, acc, ab = evidence.baseline, evidence.acceptance, evidence.ab
     if base is not None:
