@@ -127,6 +127,7 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
         lines.append(f"| `{g.key}` | {_cell(g.meaning)} | {_cell(g.method)} | {_cell(g.goal_text)} | "
                      f"{_fmt(value)} | {g.status(value)} | {_cell(results.get(f'{g.key}_note', ''))} |")
     lines += ["", "## GPU", "", _cell(meta.get("gpu_section", "")), ""]
+    lines += reliability_lines(results)
     missed = [g for g in GOALS if g.status(results.get(g.key)) in ("missed", "not measured")]
     if missed:
         lines += ["## Goals missed or not measured", ""]
@@ -134,6 +135,26 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
                   for g in missed]
         lines.append("")
     return "\n".join(lines)
+
+
+# Figures outside the goal table: counts, each with its `<key>_note`, in the "Reliability" section.
+RELIABILITY: tuple[tuple[str, str], ...] = (
+    ("hostile_cases_tried", "hostile-input cases tried (bench/hostile.py: tests/hostile_cases.py through the "
+                            "real CLI, one bounded process each)"),
+    ("hostile_cases_passing", "of them answered as required: exit 2, one message line on stderr, no traceback "
+                              "(broken pipes: a quiet exit)"),
+)
+
+
+def reliability_lines(results: dict[str, Any]) -> list[str]:
+    """The "## Reliability" section: one bullet per figure, `null` when not measured."""
+    lines = ["## Reliability", ""]
+    for key, meaning in RELIABILITY:
+        lines.append(f"- `{key}` = {_fmt(results.get(key))}: {meaning}")
+    note = results.get("hostile_cases_passing_note")
+    if note:
+        lines += ["", _cell(note)]
+    return [*lines, ""]
 
 
 def build_json(results: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
@@ -149,8 +170,12 @@ def build_json(results: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
             out[f"{g.key}_note"] = note or "not measured: no module produced this figure"
         out[f"{g.key}_goal"] = g.goal_text
         out[f"{g.key}_status"] = g.status(value)
+    for key, _ in RELIABILITY:
+        out[key] = results.get(key)
+        out[f"{key}_note"] = results.get(f"{key}_note") or "not measured: no module produced this figure"
     out["details"] = {k: v for k, v in results.items()
-                      if not any(k == g.key or k == f"{g.key}_note" for g in GOALS)}
+                      if not any(k == g.key or k == f"{g.key}_note" for g in GOALS)
+                      and not any(k in (r, f"{r}_note") for r, _ in RELIABILITY)}
     return out
 
 

@@ -24,6 +24,7 @@ from bench import (
     calibration,
     cpu_overhead,
     gui_figures,
+    hostile,
     peer,
     probe_time,
     quick_check,
@@ -74,6 +75,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     else:
         results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s),
                           (quick_check.WALL, quick_check.RECON, quick_check.MBU))
+    results |= _stage("hostile", hostile.measure, hostile.KEYS)
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     return results

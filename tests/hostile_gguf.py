@@ -7,6 +7,7 @@ Layout (GGUF v3, little-endian): magic, u32 version, u64 tensor count, u64 key c
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 
 U8, U32, U64, STRING, ARRAY = 0, 4, 10, 8, 9
 
@@ -45,7 +46,7 @@ def tensor(name: str, dims: tuple[int, ...], type_id: int = 0, offset: int = 0) 
         struct.pack("<IQ", type_id, offset)
 
 
-def gguf(kvs: list[bytes], tensors: list[bytes] = (), *, n_kv: int | None = None, n_tensors: int | None = None,
+def gguf(kvs: list[bytes], tensors: Sequence[bytes] = (), *, n_kv: int | None = None, n_tensors: int | None = None,
          version: int = 3) -> bytes:
     """A whole header; counts default to what is given, and may lie."""
     head = b"GGUF" + struct.pack("<IQQ", version, len(tensors) if n_tensors is None else n_tensors,
@@ -62,6 +63,6 @@ def llama(extra: list[bytes], tensors: list[bytes] | None = None) -> bytes:
     return gguf(kvs, given) + b"\0" * (1024 if tensors is None else 0)  # 8×8 F32 after any alignment
 
 
-def bare(kvs: list[bytes], tensors: list[bytes] = (), **counts: int) -> bytes:
+def bare(kvs: list[bytes], tensors: Sequence[bytes] = (), **counts: int) -> bytes:
     """A header whose last item is followed by nothing but zeros (the sparse files' hole)."""
     return gguf([string("general.architecture", "llama"), *kvs], tensors, **counts)

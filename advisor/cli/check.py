@@ -126,6 +126,11 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.draft_model is not None:
         read_model(args.draft_model)  # the same checks as the target's: a pipe or a corrupt header stops here
         _draft_options(args)
+    if args.out is not None:  # last: every other check passed, so a refused run leaves no folder behind
+        try:  # a file in the way or a read-only place is found now, not after the engines have started
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
@@ -141,8 +146,8 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
-    """Counts from 1, a finite temperature from 0, draft options well-formed, a usable --out folder: argparse
-    only checks that they parse, and each would otherwise fail after the engines have started."""
+    """Counts from 1, a finite temperature from 0, draft options well-formed: argparse only checks that they
+    parse, and each would otherwise fail after the engines have started."""
     for flag, value in (("--draft-max", args.draft_max), ("--concurrency", args.concurrency),
                         ("--threads", args.threads)):
         if value is not None and not 1 <= value <= MAX_COUNT:
@@ -152,11 +157,6 @@ def _check_numbers(args: argparse.Namespace) -> None:
     layers = args.draft_gpu_layers
     if layers is not None and layers not in ("all", "auto") and not layers.isdigit():
         raise UserError(f"--draft-gpu-layers must be a layer count, all or auto, not {layers!r}")
-    if args.out is not None:
-        try:  # a file in the way or a read-only place is found now, not after the engines have started
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
     if not (math.isfinite(args.temperature) and 0.0 <= args.temperature <= MAX_TEMPERATURE):
         raise UserError(f"--temperature must be a number from 0 to {MAX_TEMPERATURE:g}, not {args.temperature}")
 

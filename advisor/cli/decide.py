@@ -85,9 +85,9 @@ def trace_word(outcome: str, leads_to: str) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Load facts, decide, print; exit 0 whatever the verdict (2 for user errors via the CLI)."""
-    if not 1 <= args.port <= MAX_PORT:
+    if args.port is not None and not 1 <= args.port <= MAX_PORT:
         raise UserError(f"--port must be from 1 to {MAX_PORT}, not {args.port}")
-    if not args.host or any(c.isspace() or not c.isprintable() for c in args.host):
+    if args.host is not None and (not args.host or any(c.isspace() or not c.isprintable() for c in args.host)):
         raise UserError(f"--host must be an address without spaces or control characters, not {args.host!r}")
     facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
     verdict = decide(facts, rules_dir=args.rules)

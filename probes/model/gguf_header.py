@@ -93,9 +93,11 @@ class _Cursor:
 
     def count(self, what: str, n: int, min_bytes: int, limit: int) -> int:
         """`n` items of at least `min_bytes` each must fit in what is left of the file, and under `limit`."""
-        if n > limit or n * min_bytes > self.left():
-            raise GgufFormatError(f"implausible {what} count {n:,} at byte {self.pos:,} "
-                                  f"({self.left():,} bytes left): corrupt file")
+        if n > limit:
+            raise GgufFormatError(f"implausible {what} count {n:,} at byte {self.pos:,}: corrupt file")
+        if n * min_bytes > self.left():
+            raise GgufFormatError(f"{n:,} {what}s at byte {self.pos:,} need more than the {self.left():,} bytes "
+                                  "left: truncated download or corrupt file")
         return n
 
     def value(self, vtype: int, depth: int = 0) -> Any:
