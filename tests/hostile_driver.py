@@ -6,7 +6,8 @@ One interpreter imports `advisor.cli.main` once, then forks a child per case: th
 space and CPU time (setrlimit), points stdin at /dev/null and stdout/stderr at files (or stdout at a pipe whose
 reader is gone, as `| head` leaves it), and exits through `sys.exit(main(argv))` exactly as the console script
 does, so interpreter shutdown (flushing stdout, uncaught exceptions and their tracebacks) is real. The parent
-kills a child that outlives the case's wall-clock limit. Forking saves ~0.5 s of imports per case.
+kills a child that outlives the case's wall-clock limit; two children run at a time. Forking saves ~0.5 s
+of imports per case.
 `run_corpus` starts this driver in a fresh subprocess and reads the results back.
 """
 
@@ -31,6 +32,7 @@ MEMORY_LIMIT_BYTES = 1536 * 1024 * 1024
 WALL_LIMIT_S = 30.0   # per case; the slowest honest case (a GUI screenshot) takes a few seconds
 CPU_LIMIT_S = 30      # RLIMIT_CPU: a busy loop dies even if the parent's kill were late
 ROOT = Path(__file__).resolve().parent.parent
+PARALLEL = 2          # children at a time: the machines this runs on have two cores or more
 
 
 def _child(argv: list[str], workdir: Path, env: dict[str, str], broken_pipe: bool) -> None:
@@ -54,44 +56,50 @@ def _child(argv: list[str], workdir: Path, env: dict[str, str], broken_pipe: boo
     sys.exit(main())  # no try/finally anywhere above: shutdown is the interpreter's own
 
 
-def _wait(pid: int, limit_s: float) -> tuple[int | None, float, bool]:
-    """(exit code or None when signalled, seconds, timed out)."""
-    t0 = time.monotonic()
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() - t0 > limit_s:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return None, time.monotonic() - t0, True
-        time.sleep(0.01)
-    elapsed = time.monotonic() - t0
-    code = os.waitstatus_to_exitcode(status)
-    return (code if code >= 0 else None), elapsed, False
+def _collect(case: dict[str, Any], status: int | None, elapsed: float, timed_out: bool) -> dict[str, Any]:
+    workdir = Path(case["dir"])
+    code = None if status is None else os.waitstatus_to_exitcode(status)
+    out = "" if case.get("broken_pipe") else (workdir / "stdout").read_text(errors="replace")
+    err = (workdir / "stderr").read_text(errors="replace")
+    return {"id": case["id"], "rc": code if code is None or code >= 0 else None, "seconds": round(elapsed, 3),
+            "timed_out": timed_out, "stdout": out[-4000:], "stderr": err[-4000:]}
 
 
-def drive(cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Run prepared cases (`argv`, `dir`, `env`, `broken_pipe`); one result dict per case."""
+def drive(cases: Sequence[dict[str, Any]], parallel: int = PARALLEL) -> list[dict[str, Any]]:
+    """Run prepared cases (`argv`, `dir`, `env`, `broken_pipe`, `limit_s`), `parallel` children at a time;
+    one result dict per case, in the cases' order."""
     import advisor.cli.main as cli
 
     cli.build_parser()  # import every command module once, before forking
     if threading.active_count() != 1:
         raise RuntimeError("the driver must not fork with threads running")
-    results = []
-    for case in cases:
-        workdir = Path(case["dir"])
-        sys.stdout.flush()
-        sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:
-            _child(case["argv"], workdir, case["env"], case.get("broken_pipe", False))
-        code, elapsed, timed_out = _wait(pid, case.get("limit_s", WALL_LIMIT_S))
-        out = "" if case.get("broken_pipe") else (workdir / "stdout").read_text(errors="replace")
-        err = (workdir / "stderr").read_text(errors="replace")
-        results.append({"id": case["id"], "rc": code, "seconds": round(elapsed, 3), "timed_out": timed_out,
-                        "stdout": out[-4000:], "stderr": err[-4000:]})
-    return results
+    results: dict[int, dict[str, Any]] = {}
+    running: dict[int, tuple[int, float]] = {}  # pid → (case index, start)
+    todo = list(enumerate(cases))
+    while todo or running:
+        while todo and len(running) < parallel:
+            index, case = todo.pop(0)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                _child(case["argv"], Path(case["dir"]), case["env"], case.get("broken_pipe", False))
+            running[pid] = (index, time.monotonic())
+        for pid, (index, start) in list(running.items()):
+            case = cases[index]
+            done, status = os.waitpid(pid, os.WNOHANG)
+            elapsed = time.monotonic() - start
+            if done:
+                results[index] = _collect(case, status, elapsed, False)
+            elif elapsed > case.get("limit_s", WALL_LIMIT_S):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                results[index] = _collect(case, None, elapsed, True)
+            else:
+                continue
+            del running[pid]
+        time.sleep(0.01)
+    return [results[i] for i in range(len(cases))]
 
 
 def run_corpus(cases: Sequence[dict[str, Any]], timeout_s: float = 600.0) -> list[dict[str, Any]]:
