@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from advisor.workloads.loaders import MAX_PROMPT_FILE_BYTES
 from tests import hostile_gguf as g
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -338,7 +339,7 @@ def _arguments() -> list[Case]:
         "fifo": Fifo(), "folder": Folder(), "empty": "", "blank-lines": "\n\n   \n",
         "latin1": "caf\u00e9\n".encode("latin-1"),
         "deep-jsonl": '{"prompt": ' + nested(100_000) + "}\n", "digits-jsonl": '{"prompt": ' + "1" * 5000 + "}\n",
-        "binary": bytes(range(256)) * 16, "big": "x" * (64 * 1024 * 1024 + 1), "dangling": Link("gone.txt"),
+        "binary": bytes(range(256)) * 16, "big": "x" * (MAX_PROMPT_FILE_BYTES + 1), "dangling": Link("gone.txt"),
     }
     cases = [Case(f"prompts-{k}", (*CHECK, "--prompts", "{d}/p.txt"), {"p.txt": v}, origin="10 prompts")
              for k, v in prompts.items()]
