@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 GOOD_FACTS = FIXTURES / "facts" / "dense_enable.json"
 GOOD_RUN = FIXTURES / "runs" / "demo-quick"
+# Enough distinct prompts that a file is refused for its hostile last line, not for being short.
+GOOD_JSONL = "".join(json.dumps({"prompt": f"Describe harbour number {i} and its {i * 7} boats."}) + "\n"
+                     for i in range(30))
 SPARSE_SIZE = 64 * 1024 * 1024  # apparent size of the sparse GGUFs (a few KB on disk)
 
 
@@ -237,6 +240,11 @@ def _evidence() -> list[Case]:
     for k, v in files.items():
         cases.append(Case(f"evidence-file-{k}", ("decide", "{d}/run/evidence.json"), {"run/evidence.json": v},
                           origin="9" if k == "fifo" else "10 evidence"))
+    verdicts: dict[str, Content] = {
+        "deep": nested(200_000), "fifo": Fifo(), "latin1": '"termin\u00e9"'.encode("latin-1")}
+    for k, v in verdicts.items():
+        cases.append(Case(f"verdict-gui-{k}", ("gui", "--open", "{d}/run", "--screenshot", "{d}/s.png"),
+                          {"run": run_with(None), "run/verdict.json": v}, origin="10 evidence"))
     cases.append(Case("evidence-dir-fifo", ("report", "{d}/run"), {"run/evidence.json": Fifo()}, origin="9"))
     cases.append(Case("evidence-missing", ("decide", "{d}/nothing"), origin="10 evidence"))
     cases.append(Case("evidence-gui-missing", ("gui", "--open", "{d}/nothing", "--screenshot", "{d}/s.png"),
@@ -334,15 +342,22 @@ def _rules() -> list[Case]:
     return cases
 
 
+def _suffix(key: str) -> str:
+    return "jsonl" if key.endswith("jsonl") else "txt"
+
+
 def _arguments() -> list[Case]:
     prompts: dict[str, Content] = {
         "fifo": Fifo(), "folder": Folder(), "empty": "", "blank-lines": "\n\n   \n",
         "latin1": "caf\u00e9\n".encode("latin-1"),
-        "deep-jsonl": '{"prompt": ' + nested(100_000) + "}\n", "digits-jsonl": '{"prompt": ' + "1" * 5000 + "}\n",
+        "deep-jsonl": GOOD_JSONL + '{"prompt": ' + nested(100_000) + "}\n",
+        "digits-jsonl": GOOD_JSONL + '{"prompt": ' + "1" * 5000 + "}\n",
+        "number-jsonl": GOOD_JSONL + '{"prompt": 5}\n', "list-jsonl": GOOD_JSONL + "[1]\n",
         "binary": bytes(range(256)) * 16, "big": "x" * (MAX_PROMPT_FILE_BYTES + 1), "dangling": Link("gone.txt"),
     }
-    cases = [Case(f"prompts-{k}", (*CHECK, "--prompts", "{d}/p.txt"), {"p.txt": v}, origin="10 prompts")
-             for k, v in prompts.items()]
+    # the suffix picks the format (.jsonl: one JSON object per line; else one prompt per line)
+    cases = [Case(f"prompts-{k}", (*CHECK, "--prompts", f"{{d}}/p.{_suffix(k)}"), {f"p.{_suffix(k)}": v},
+                  origin="10 prompts") for k, v in prompts.items()]
     cases.append(Case("prompts-missing", (*CHECK, "--prompts", "{d}/none.txt"), origin="10 prompts"))
     args = {
         "history-limit-huge": ("history", "--limit", "99999999999999999999999"),

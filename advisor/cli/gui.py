@@ -42,8 +42,11 @@ def run(args: argparse.Namespace) -> int:
 def _check_run(path: Path) -> None:
     """A run folder the window can show: its evidence decodes and its numbers agree (as `decide` checks them),
     so a damaged file is a one-line error here rather than a window that opens on nothing."""
-    from advisor.evidence.io import load_evidence
+    from advisor.evidence.io import load_evidence, read_json_file
     from advisor.facts.from_evidence import facts_from_evidence
 
-    facts_from_evidence(load_evidence(path.parent if path.is_file() else path))
+    folder = path.parent if path.is_file() else path
+    facts_from_evidence(load_evidence(folder))
+    if (folder / "verdict.json").exists():
+        read_json_file(folder / "verdict.json", what="a verdict file")
 

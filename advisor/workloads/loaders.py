@@ -104,6 +104,10 @@ def _parse_record(line: str, where: str, default_id: str) -> Prompt:
             f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
             hint="JSONL needs one complete JSON object per line",
         ) from exc
+    except RecursionError:
+        raise WorkloadError(f"{where}: not usable JSON (nested too deeply)") from None
+    except ValueError:  # Python refuses integers of more than 4300 digits
+        raise WorkloadError(f"{where}: not usable JSON (a number has thousands of digits)") from None
     if not isinstance(record, dict):
         raise WorkloadError(f"{where}: expected a JSON object, got {type(record).__name__}")
     prompt_id = _optional_str(record, "id", where) or default_id
