@@ -252,6 +252,11 @@ def _evidence() -> list[Case]:
     return cases
 
 
+def _safetensors(header: str) -> bytes:
+    raw = header.encode()
+    return len(raw).to_bytes(8, "little") + raw
+
+
 def _gguf() -> list[Case]:
     sparse = {
         "array-2e60-strings": g.bare([g.array_head("tokenizer.ggml.tokens", g.STRING, 2**60)]),
@@ -287,6 +292,19 @@ def _gguf() -> list[Case]:
         origin = "9" if k == "fifo" else "10 gguf"
         cases.append(Case(f"gguf-probe-{k}", ("probe", "--no-scan", "--model", "{d}/m.gguf"), {"m.gguf": v},
                           origin=origin))
+    hf: dict[str, Mapping[str, Content]] = {
+        "config-fifo": {"config.json": Fifo()}, "config-deep": {"config.json": nested(100_000)},
+        "config-list": {"config.json": "[]"}, "config-latin1": {"config.json": '{"a": "\u00e9"}'.encode("latin-1")},
+        "layers-1e12": {"config.json": '{"num_hidden_layers": 1000000000000, "hidden_size": 8}'},
+        "quantization-list": {"config.json": '{"num_hidden_layers": 2, "hidden_size": 8, "quantization_config": [4]}'},
+        "safetensors-header-2e63": {"config.json": "{}", "w.safetensors": (2**63).to_bytes(8, "little")},
+        "safetensors-fifo": {"config.json": "{}", "w.safetensors": Fifo()},
+        "safetensors-offsets-text": {"config.json": "{}",
+                                     "w.safetensors": _safetensors('{"t": {"data_offsets": "ab"}}')},
+    }
+    for k, files in hf.items():
+        cases.append(Case(f"hf-probe-{k}", ("probe", "--no-scan", "--model", "{d}/m"),
+                          {f"m/{n}": c for n, c in files.items()}, origin="9" if "fifo" in k else "10 hf"))
     for k in ("array-2e60-strings", "block-count-1e12", "dims-2e32"):
         cases.append(Case(f"gguf-check-{k}", (*CHECK, "--model", "{d}/m.gguf"), {"m.gguf": Sparse(sparse[k])},
                           origin="9"))
