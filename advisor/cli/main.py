@@ -10,6 +10,7 @@ import importlib
 import logging
 import os
 import pkgutil
+import select
 import sys
 from collections.abc import Sequence
 from types import ModuleType
@@ -68,10 +69,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
         return code
     except BrokenPipeError:
+        if not _stdout_reader_gone():
+            raise  # some other pipe or socket broke: that is not the user closing our output
         # the reader went away (`spec-advisor rules --tree | head`): stop quietly, as `cat` does, and point
         # stdout at /dev/null so the interpreter's final flush does not complain about the pipe again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _stdout_reader_gone() -> bool:
+    """True when stdout is a pipe whose reading end is closed (poll reports an error on the write end)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # a replaced stdout (tests) has no file descriptor
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
 
 
 def _main(args_list: list[str]) -> int:
