@@ -66,6 +66,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
     results |= _stage("cpu_overhead", lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,))
     results |= _stage("peer", lambda: peer.measure(tg=peer_tg), (peer.KEY,))
+    results |= _stage("hostile", hostile.measure, hostile.KEYS)
     reps = SKIP_SLOW_REPS if skip_slow else sim_figures.FULL_REPS
     results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
     if skip_slow:
@@ -75,7 +76,6 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     else:
         results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s),
                           (quick_check.WALL, quick_check.RECON, quick_check.MBU))
-    results |= _stage("hostile", hostile.measure, hostile.KEYS)
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     return results
