@@ -95,6 +95,7 @@ class SessionDone:
     verdict: Mapping[str, Any] | None = None
     message: str = ""
     history_error: str = ""   # what could not be saved in the history database ("" when all of it was)
+    user_error: bool = False  # failed because of the user's input (exit 2), not a failed measurement (exit 1)
 
 
 Event = RunPlanned | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone | SessionDone

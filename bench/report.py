@@ -158,7 +158,7 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
         lines.append(f"| `{g.key}` | {_cell(g.meaning)} | {_cell(g.method)} | {_cell(g.goal_text)} | "
                      f"{_fmt(value)} | {g.status(value)} | {_cell(results.get(f'{g.key}_note', ''))} |")
     lines += ["", "## GPU", "", _cell(meta.get("gpu_section", "")), ""]
-    lines += _reliability(results)
+    lines += reliability_lines(results)
     missed = [g for g in GOALS if g.status(results.get(g.key)) in ("missed", "not measured")]
     if missed:
         lines += ["## Goals missed or not measured", ""]
@@ -168,16 +168,31 @@ def render_markdown(results: dict[str, Any], meta: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _reliability(results: dict[str, Any]) -> list[str]:
-    """The reliability section: each fault bench/faults.py injected and whether the run survived it."""
+# Figures outside the goal table: counts, each with its `<key>_note`, in the "Reliability" section.
+RELIABILITY: tuple[tuple[str, str], ...] = (
+    ("hostile_cases_tried", "hostile-input cases tried (bench/hostile.py: tests/hostile_cases.py through the "
+                            "real CLI, one bounded process each)"),
+    ("hostile_cases_passing", "of them answered as required: exit 2, one message line on stderr, no traceback "
+                              "(broken pipes: a quiet exit)"),
+)
+
+
+def reliability_lines(results: dict[str, Any]) -> list[str]:
+    """The "## Reliability" section: the hostile-input counts, then each fault bench/faults.py injected and
+    whether the run survived it."""
+    lines = ["## Reliability", ""]
+    for key, meaning in RELIABILITY:
+        lines.append(f"- `{key}` = {_fmt(results.get(key))}: {meaning}")
+    note = results.get("hostile_cases_passing_note")
+    if note:
+        lines += ["", _cell(note)]
     cases = results.get("faults")
-    if not isinstance(cases, list) or not cases:
-        return []
-    lines = ["## Reliability", "",
-             f"Faults survived: {_fmt(results.get('faults_survived'))} of {_fmt(results.get('faults_tried'))} "
-             "tried (bench/faults.py).", "", "| fault | outcome | s | detail |", "|---|---|---|---|"]
-    lines += [f"| `{_cell(c.get('fault'))}` | {_cell(c.get('outcome'))} | {_cell(c.get('seconds'))} | "
-              f"{_cell(c.get('detail'))} |" for c in cases if isinstance(c, dict)]
+    if isinstance(cases, list) and cases:
+        lines += ["", f"Faults survived: {_fmt(results.get('faults_survived'))} of "
+                      f"{_fmt(results.get('faults_tried'))} tried (bench/faults.py).", "",
+                  "| fault | outcome | s | detail |", "|---|---|---|---|"]
+        lines += [f"| `{_cell(c.get('fault'))}` | {_cell(c.get('outcome'))} | {_cell(c.get('seconds'))} | "
+                  f"{_cell(c.get('detail'))} |" for c in cases if isinstance(c, dict)]
     return [*lines, ""]
 
 
@@ -195,8 +210,12 @@ def build_json(results: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
             out[f"{g.key}_note"] = note or "not measured: no module produced this figure"
         out[f"{g.key}_goal"] = g.goal_text
         out[f"{g.key}_status"] = g.status(value)
+    for key, _ in RELIABILITY:
+        out[key] = results.get(key)
+        out[f"{key}_note"] = results.get(f"{key}_note") or "not measured: no module produced this figure"
     out["details"] = {k: v for k, v in results.items()
-                      if not any(k == g.key or k == f"{g.key}_note" for g in GOALS)}
+                      if not any(k == g.key or k == f"{g.key}_note" for g in GOALS)
+                      and not any(k in (r, f"{r}_note") for r, _ in RELIABILITY)}
     return out
 
 

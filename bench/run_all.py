@@ -26,6 +26,7 @@ from bench import (
     cpu_overhead,
     faults,
     gui_figures,
+    hostile,
     peer,
     pool_effect,
     probe_time,
@@ -71,6 +72,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
     results |= _stage("cpu_overhead", lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,))
     results |= _stage("peer", lambda: peer.measure(tg=peer_tg), (peer.KEY,))
+    results |= _stage("hostile", hostile.measure, hostile.KEYS)
     reps = SKIP_SLOW_REPS if skip_slow else sim_figures.FULL_REPS
     results |= _stage("sim_ab", lambda: sim_figures.measure(reps), sim_figures.KEYS)
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),

@@ -56,3 +56,17 @@ def test_server_log_parser_reads_decode_lines_only() -> None:
     log = ("prompt eval time =      10.00 ms /     5 tokens (    2.00 ms per token,   500.00 tokens per second)\n"
            "       eval time =    1000.00 ms /   100 tokens (   10.00 ms per token,   100.00 tokens per second)\n")
     assert server_eval_lines(log) == [(100, 100.0)]
+
+
+def test_reliability_section_lists_the_hostile_corpus_figures(tmp_path: Path) -> None:
+    results, meta = _fake()
+    results.update(hostile_cases_tried=221, hostile_cases_passing=220, hostile_cases_passing_note="failing: x")
+    md_path, js_path = report.write(results, meta, tmp_path)
+    md = md_path.read_text()
+    section = md[md.index("## Reliability"):]
+    assert "`hostile_cases_tried` = 221" in section and "`hostile_cases_passing` = 220" in section
+    assert "failing: x" in section
+    data = json.loads(js_path.read_text())
+    assert data["hostile_cases_tried"] == 221 and "hostile_cases_tried" not in data["details"]
+    del results["hostile_cases_tried"]
+    assert "`hostile_cases_tried` = null" in report.render_markdown(results, meta)

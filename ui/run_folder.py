@@ -6,7 +6,6 @@ folders under the runs directory and turns them into `RunRecord`s when two must 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 from advisor import paths
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
-from advisor.evidence.io import load_evidence
+from advisor.evidence.io import load_evidence, read_json_file
 from advisor.evidence.schema import Evidence
 from advisor.history.records import RunRecord, RunSummary, StepRecord
 
@@ -40,12 +39,10 @@ class RunData:
 
 
 def _read(path: Path) -> Any:
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise RunFolderError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise RunFolderError(f"{path} is not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+    try:  # bounded, UTF-8, no pipes, no absurd nesting: the evidence reader's own rules
+        return read_json_file(path, what="a verdict file")
+    except UserError as exc:
+        raise RunFolderError(str(exc)) from exc
 
 
 def load_run(run_dir: str | Path) -> RunData:

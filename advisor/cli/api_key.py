@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 from advisor.errors import UserError
+from advisor.userfile import read_user_file
 
 ENV_VAR = "SPEC_ADVISOR_API_KEY"
 MAX_KEY_FILE_BYTES = 4096
@@ -24,8 +25,7 @@ def api_key_from(args: argparse.Namespace) -> str | None:
     path: Path | None = getattr(args, "api_key_file", None)
     if path is not None:
         try:
-            with path.open("rb") as fh:
-                raw = fh.read(MAX_KEY_FILE_BYTES + 1)
+            raw = read_user_file(path, MAX_KEY_FILE_BYTES)
         except OSError as exc:
             raise UserError(f"cannot read the API key file {path}: {exc.strerror or exc}") from None
         if len(raw) > MAX_KEY_FILE_BYTES:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import signal
 import sys
 from pathlib import Path
@@ -23,8 +24,14 @@ from advisor.run.draft import check_tokenizers
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_server_args
 from advisor.run.session import Session
-from probes.engines.urls import BadEngineUrl, EngineUrl, parse_engine_url
+from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url
 from probes.model.kv_cache import CACHE_TYPES
+
+INTERNAL = "internal error:"  # how Session.run words a bug (advisor/run/session.py); not the user's to fix
+# Bounds for numbers argparse only parses: no machine runs a million requests or threads at once, and
+# sampling temperatures above 10 are noise (engines document 0–2).
+MAX_COUNT = 1_000_000
+MAX_TEMPERATURE = 10.0
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -85,10 +92,12 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     urls: list[str | None] = []
     for url in (args.engine_url, args.engine_url_b):
         parsed = _engine_url(url)
+        if parsed is not None and not args.allow_remote and not is_loopback(parsed.base):
+            raise UserError(f"{parsed.base} is not on this machine; spec-advisor only talks to loopback",
+                            hint="pass --allow-remote to measure a remote engine")
         urls.append(parsed.base if parsed else None)
         api_key = api_key or (parsed.api_key if parsed else None)
-    if args.draft_max is not None and args.draft_max < 1:
-        raise UserError("--draft-max must be at least 1")
+    _check_numbers(args)
     server_args = check_server_args(args.server_args or ())
     if server_args and args.engine_url:
         raise UserError("options after -- are for servers spec-advisor launches; an attached server runs as it is")
@@ -112,7 +121,13 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.model is not None:
         read_model(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
     if args.draft_model is not None:
+        read_model(args.draft_model)  # the same checks as the target's: a pipe or a corrupt header stops here
         _draft_options(args)
+    if args.out is not None:  # last: every other check passed, so a refused run leaves no folder behind
+        try:  # a file in the way or a read-only place is found now, not after the engines have started
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UserError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
@@ -127,8 +142,24 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     )
 
 
+def _check_numbers(args: argparse.Namespace) -> None:
+    """Counts from 1, a finite temperature from 0, draft options well-formed: argparse only checks that they
+    parse, and each would otherwise fail after the engines have started."""
+    for flag, value in (("--draft-max", args.draft_max), ("--concurrency", args.concurrency),
+                        ("--threads", args.threads)):
+        if value is not None and not 1 <= value <= MAX_COUNT:
+            raise UserError(f"{flag} must be a whole number from 1 to {MAX_COUNT:,}, not {value}")
+    if args.draft_ctx is not None and not 1 <= args.draft_ctx <= MAX_COUNT:
+        raise UserError(f"--draft-ctx must be a token count from 1 to {MAX_COUNT:,}, not {args.draft_ctx}")
+    layers = args.draft_gpu_layers
+    if layers is not None and layers not in ("all", "auto") and not layers.isdigit():
+        raise UserError(f"--draft-gpu-layers must be a layer count, all or auto, not {layers!r}")
+    if not (math.isfinite(args.temperature) and 0.0 <= args.temperature <= MAX_TEMPERATURE):
+        raise UserError(f"--temperature must be a number from 0 to {MAX_TEMPERATURE:g}, not {args.temperature}")
+
+
 def _engine_url(url: str | None) -> EngineUrl | None:
-    if not url:
+    if url is None:
         return None
     try:
         return parse_engine_url(url)
@@ -139,11 +170,6 @@ def _engine_url(url: str | None) -> EngineUrl | None:
 def _draft_options(args: argparse.Namespace) -> None:
     """Draft placement options are well-formed, and the draft pairs with the target (llama.cpp's tokenizer
     checks), before any server starts: a refused pair would otherwise fail after loading both models."""
-    layers = args.draft_gpu_layers
-    if layers is not None and layers not in ("all", "auto") and not (layers.isdigit()):
-        raise UserError(f"--draft-gpu-layers must be a layer count, all or auto, not {layers!r}")
-    if args.draft_ctx is not None and args.draft_ctx < 1:
-        raise UserError("--draft-ctx must be at least 1")
     target = args.model if args.model is not None else demo_model_path()
     if args.engine_url or target is None:
         return  # attached servers already run their pair; without a target the launch reports it
@@ -199,6 +225,16 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
         jsonout.dump(result, sys.stdout)
     else:
         print_summary(session.evidence, done, sys.stdout, lang.resolve(args.lang))
+    if done.status == "failed":
+        # The reason goes to stderr (the summary on stdout keeps what was measured): a mistake of the user's
+        # (bad input, found once the session looked) is a usage error, anything else a failed run.
+        message, _, hint = done.message.partition("\n")
+        if done.user_error:
+            raise UserError(message or "the check failed", hint=hint)
+        print(f"spec-advisor: {message or 'the check failed'}", file=sys.stderr)
+        if hint:
+            print(f"  hint: {hint}", file=sys.stderr)
+        return 1
     if done.status == "complete":
         return 1 if done.history_error else 0  # measured, but the history lost it: a script must not miss that
-    return 130 if done.status == "aborted" else 1
+    return 130

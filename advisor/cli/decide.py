@@ -13,7 +13,9 @@ from advisor.deploy.base import FORMATS
 from advisor.errors import UserError
 from advisor.facts.checks import load_facts_file
 from advisor.report.strings import text
+from advisor.userfile import read_user_file
 
+MAX_PORT = 65535
 # `decide --exit-code`: scripts branch on the verdict (README "Exit codes"); 2 is the CLI's usage error.
 EXIT_CODES: dict[str, int] = {"ENABLE": 0, "SKIP": 10, "INCONCLUSIVE": 20}
 
@@ -91,6 +93,10 @@ def trace_word(outcome: str, leads_to: str, lang: str = "en") -> str:
 def run(args: argparse.Namespace) -> int:
     """Load facts, decide, print. Exit 0 whatever the verdict, or with --exit-code the verdict's own code
     (EXIT_CODES); 2 for user errors via the CLI."""
+    if args.port is not None and not 1 <= args.port <= MAX_PORT:
+        raise UserError(f"--port must be from 1 to {MAX_PORT}, not {args.port}")
+    if args.host is not None and (not args.host or any(c.isspace() or not c.isprintable() for c in args.host)):
+        raise UserError(f"--host must be an address without spaces or control characters, not {args.host!r}")
     facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
     verdict = decide(facts, rules_dir=args.rules)
     language = lang.resolve(args.lang)
@@ -121,10 +127,11 @@ def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
     if args.manifest is not None:
         if args.format_flags != "llmkube":
             raise UserError("--manifest goes with --format-flags llmkube")
-        try:
-            with args.manifest.open(encoding="utf-8") as f:  # one over the cap is enough to refuse a huge file
-                manifest = f.read(MAX_CHARS + 1)
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UserError(f"cannot read manifest {args.manifest}: {exc}") from exc
+        try:  # one byte over the cap is enough to refuse a huge file (UTF-8 has ≥ 1 byte per character)
+            manifest = read_user_file(args.manifest, 4 * MAX_CHARS).decode("utf-8")[: MAX_CHARS + 1]
+        except OSError as exc:
+            raise UserError(f"cannot read manifest {args.manifest}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise UserError(f"cannot read manifest {args.manifest}: not UTF-8 ({exc.reason})") from None
     return render_deploy(verdict.flags, args.format_flags, manifest_text=manifest, model_path=args.model_path,
                          host=args.host, port=args.port, verdict=verdict.verdict)

@@ -62,4 +62,21 @@ def run(args: argparse.Namespace) -> int:
                         hint="pip install PySide6-Essentials pyqtgraph, or use `spec-advisor check`") from exc
     if args.open and not Path(args.open).expanduser().exists():
         raise UserError(f"no run folder at {args.open}", hint="see `spec-advisor history` for past runs")
+    if args.open:
+        _check_run(Path(args.open).expanduser())
+    if args.screenshot is not None and not args.screenshot.expanduser().resolve().parent.is_dir():
+        raise UserError(f"cannot write {args.screenshot}: its folder does not exist")
     return app.run(lang=args.lang, open_dir=args.open, view=args.view, shot=args.screenshot)
+
+
+def _check_run(path: Path) -> None:
+    """A run folder the window can show: its evidence decodes and its numbers agree (as `decide` checks them),
+    so a damaged file is a one-line error here rather than a window that opens on nothing."""
+    from advisor.evidence.io import load_evidence, read_json_file
+    from advisor.facts.from_evidence import facts_from_evidence
+
+    folder = path.parent if path.is_file() else path
+    facts_from_evidence(load_evidence(folder))
+    if (folder / "verdict.json").exists():
+        read_json_file(folder / "verdict.json", what="a verdict file")
+

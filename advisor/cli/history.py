@@ -7,10 +7,12 @@ import dataclasses
 import sys
 
 from advisor import jsonout, lang
+from advisor.errors import UserError
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
 from advisor.report.strings import text
 
+MAX_LIMIT = 1_000_000  # SQLite LIMIT takes a 64-bit integer; nobody keeps a million runs
 _MARK = {"regression": "▼", "improvement": "▲", "change": "•"}
 
 
@@ -39,6 +41,8 @@ def _table(runs: list[RunSummary], language: str = "en") -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the history (an absent database simply means no runs yet)."""
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UserError(f"--limit must be from 1 to {MAX_LIMIT:,}, not {args.limit}")
     path = default_db_path()
     language = lang.resolve(args.lang)
     if not path.exists() and not args.compare:

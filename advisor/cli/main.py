@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
+import select
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from advisor import __version__
 from advisor.errors import UserError
@@ -28,6 +31,15 @@ class Command:
 
     module: str
     help: str
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad command line as one line (plus a hint), like every other user error."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"spec-advisor: {self.prog}: {message}", file=sys.stderr)
+        print(f"  hint: `{self.prog} --help` lists the options", file=sys.stderr)
+        sys.exit(EXIT_USER_ERROR)
 
 
 # Names and help live here, not in the modules, so that `--help` and every command import only what they need:
@@ -65,7 +77,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     With `argv`, only the command it names is imported and given its arguments (the others appear in the
     help list only); without it, every command is configured (for tests and generated docs).
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="spec-advisor",
         description="Should I turn on speculative decoding on this machine? Measure, decide, explain.",
     )
@@ -84,7 +96,31 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `spec-advisor` console script; returns the process exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        code = _main(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
+        return code
+    except BrokenPipeError:
+        if not _stdout_reader_gone():
+            raise  # some other pipe or socket broke: that is not the user closing our output
+        # the reader went away (`spec-advisor rules --tree | head`): stop quietly, as `cat` does, and point
+        # stdout at /dev/null so the interpreter's final flush does not complain about the pipe again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _stdout_reader_gone() -> bool:
+    """True when stdout is a pipe whose reading end is closed (poll reports an error on the write end)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # a replaced stdout (tests) has no file descriptor
+        return False
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+
+
+def _main(args_list: list[str]) -> int:
     bare = not args_list  # no command: the window, or where there is no display, how to check from here
     parser = build_parser(args_list or ["gui"])
     args = parser.parse_args(args_list or ["gui"])

@@ -62,8 +62,9 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
         reason = f" ({step.reason})" if step.reason else ""
         out.write(f"  {sid:<11} {text(lang, 'status.' + step.status)}{reason}\n")
     if not evidence.steps:
-        out.write(text(lang, "cli.check_status", status=done.status,
-                       message=done.message or text(lang, "cli.nothing_measured")) + "\n")
+        if done.status != "failed":  # a failure's reason is an error: the CLI prints it on stderr
+            out.write(text(lang, "cli.check_status", status=done.status,
+                           message=done.message or text(lang, "cli.nothing_measured")) + "\n")
         return
     base, acc, ab = evidence.baseline, evidence.acceptance, evidence.ab
     if base is not None:

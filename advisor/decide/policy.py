@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -139,11 +141,43 @@ _RANGES: dict[str, tuple[float, float]] = {
 }
 
 
-def _read(text: str, source: str) -> dict[str, Any]:
+# A rule or policy file is a few KB; anything far larger is not one.
+MAX_RULE_FILE_BYTES = 1024 * 1024
+
+
+def read_rule_text(path: Path) -> str:
+    """The text of a user's rule or policy file: a regular file (never a pipe), bounded, UTF-8.
+
+    Raises PolicyError (a UserError) naming the file; RuleError subclasses it for question files."""
     try:
-        data = tomllib.loads(text)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a named pipe must not block the load
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise PolicyError(f"{path} is not a regular file", hint="rule files are TOML text files")
+            data = fh.read(MAX_RULE_FILE_BYTES + 1)
+    except OSError as exc:
+        raise PolicyError(f"cannot read {path}: {exc.strerror or exc}",
+                          hint="fix the rule file or remove your override of it") from None
+    if len(data) > MAX_RULE_FILE_BYTES:
+        raise PolicyError(f"{path} is over {MAX_RULE_FILE_BYTES // 1024} KB; a rule file is far smaller")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise PolicyError(f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def parse_toml(text: str, source: str) -> dict[str, Any]:
+    """`tomllib.loads` with every failure (bad syntax, absurd nesting) as one PolicyError naming `source`."""
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise PolicyError(f"{source}: not valid TOML: {exc}", hint="fix the file or remove your override") from exc
+        raise PolicyError(f"{source}: not valid TOML: {exc}", hint="fix the file or remove your override") from None
+    except RecursionError:
+        raise PolicyError(f"{source}: not valid TOML: nested too deeply") from None
+
+
+def _read(text: str, source: str) -> dict[str, Any]:
+    data = parse_toml(text, source)
     if data.get("id", POLICY_ID) != POLICY_ID:
         raise PolicyError(f"{source}: a policy file has id = \"{POLICY_ID}\"")
     return {k: v for k, v in data.items() if k not in ("schema", "id")}
@@ -190,6 +224,11 @@ def _build(values: Mapping[str, Any], source: str) -> Policy:
     return Policy(ab=ab_policy, source=source, **tables)
 
 
+def _present(path: Path) -> bool:
+    """Something is there, even a dangling link or a pipe: reading it then says what is wrong with it."""
+    return path.exists() or path.is_symlink()
+
+
 @functools.cache
 def _builtin_text() -> str:
     return resources.files("rules").joinpath(POLICY_FILE).read_text(encoding="utf-8")
@@ -201,19 +240,15 @@ def _builtin_values() -> dict[str, Any]:
 
 def load_policy(rules_dir: Path | None = None, user_dir: Path | None = None) -> Policy:
     """The built-in policy (or `rules_dir/policy.toml`), with `user_dir/policy.toml` merged over it."""
-    if rules_dir is not None and (rules_dir / POLICY_FILE).is_file():
-        values = _read((rules_dir / POLICY_FILE).read_text(encoding="utf-8"), str(rules_dir / POLICY_FILE))
+    if rules_dir is not None and _present(rules_dir / POLICY_FILE):
+        values = _read(read_rule_text(rules_dir / POLICY_FILE), str(rules_dir / POLICY_FILE))
         values = _merge(_builtin_values(), values, str(rules_dir / POLICY_FILE))
     else:
         values = _builtin_values()
     source = f"rules/{POLICY_FILE}"
-    if user_dir is not None and (user_dir / POLICY_FILE).is_file():
+    if user_dir is not None and _present(user_dir / POLICY_FILE):
         path = user_dir / POLICY_FILE
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PolicyError(f"cannot read {path}: {exc}") from exc
-        values = _merge(values, _read(text, str(path)), str(path))
+        values = _merge(values, _read(read_rule_text(path), str(path)), str(path))
         source = str(path)
     return replace(_build(values, source), notes=notes(_builtin_text()))
 

@@ -6,7 +6,6 @@ Everything that can be checked before evaluation is checked here, so a typo fail
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -15,7 +14,15 @@ from typing import Any, Literal, cast, get_args
 
 from advisor import paths
 from advisor.decide.comments import notes
-from advisor.decide.policy import POLICY_FILE, Policy, flat_values, load_policy
+from advisor.decide.policy import (
+    POLICY_FILE,
+    Policy,
+    PolicyError,
+    flat_values,
+    load_policy,
+    parse_toml,
+    read_rule_text,
+)
 from advisor.decide.text import placeholders
 from advisor.errors import UserError
 from advisor.facts.specs import FACT_SPECS, suggest
@@ -119,6 +126,25 @@ def config_dir() -> Path:
     return paths.config_dir()
 
 
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return read_rule_text(path)
+    except PolicyError as exc:  # the same problem, reported as the rule file's
+        raise RuleError(str(exc), hint=exc.hint or "fix the rule file or remove your override of it") from None
+
+
+def _toml(text: str, source: str) -> dict[str, Any]:
+    try:
+        return parse_toml(text, source)
+    except PolicyError as exc:
+        raise RuleError(str(exc), hint="fix the rule file or remove your override of it") from None
+
+
 def _fail(where: str, message: str) -> RuleError:
     return RuleError(f"{where}: {message}", hint="fix the rule file or remove your override of it")
 
@@ -179,18 +205,26 @@ def _translation(where: str, key: str, english: str, zh: object, thresholds: Map
     return _template(where, zh, thresholds)
 
 
-def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, object]) -> Branch:
+def _branch(rule_id: str, raw: object, thresholds: Mapping[str, object]) -> Branch:
+    if not isinstance(raw, dict):
+        raise _fail(rule_id, f"each branch is a [[branch]] table, got {_shown(raw)}")
     bid = str(raw.get("id", ""))
     where = f"{rule_id}/{bid or '?'}"
     if not bid:
         raise _fail(where, "branch without an id")
     when = raw.get("when") or {}
+    if not isinstance(when, dict) or not all(isinstance(v, list) for v in when.values()):
+        raise _fail(where, f"`when` is a table like when.all = [[fact, op, value], …], got {_shown(when)}")
     is_default = raw.get("default") is True
     if is_default == bool(when) or (when and len(when) != 1) or not set(when) <= {"all", "any"}:
         raise _fail(where, "a branch needs exactly one of `default = true`, `when.all` or `when.any`")
     verdict, nxt = raw.get("verdict"), raw.get("next")
     if (verdict is None) == (nxt is None):
         raise _fail(where, "a branch needs exactly one of `verdict` or `next`")
+    if nxt is not None and not isinstance(nxt, str):
+        raise _fail(where, f"`next` names a rule id (a string), got {_shown(nxt)}")
+    if not isinstance(raw.get("because", ""), str) or not isinstance(raw.get("warning", ""), str):
+        raise _fail(where, "`because` and `warning` are strings")
     if verdict is not None and verdict not in get_args(VerdictName):
         raise _fail(where, f"verdict must be ENABLE, SKIP or INCONCLUSIVE, got {verdict!r}")
     unknown = raw.get("unknown", "block")
@@ -210,13 +244,14 @@ def _branch(rule_id: str, raw: Mapping[str, Any], thresholds: Mapping[str, objec
 
 def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
     """Parse and check one file on its own (ids of `next` targets are checked by `load_rules`)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise _fail(source, f"not valid TOML: {exc}") from exc
+    data = _toml(text, source)
     rid = data.get("id")
     if data.get("schema") != 1 or not isinstance(rid, str):
         raise _fail(source, "needs `schema = 1` and a string `id`")
+    for key, kind, name in (("thresholds", dict, "a table"), ("branch", list, "a list of [[branch]] tables"),
+                            ("references", list, "a list of strings")):
+        if key in data and not isinstance(data[key], kind):
+            raise _fail(f"{rid} ({source})", f"`{key}` must be {name}, got {_shown(data[key])}")
     thresholds = dict(data.get("thresholds") or {})
     known = {**thresholds, **{POLICY_REF + k: v for k, v in flat_values(policy).items()}}
     branches = tuple(_branch(rid, b, known) for b in data.get("branch") or [])
@@ -247,7 +282,8 @@ def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
     for f in sorted(files, key=lambda f: f.name):
         if not f.name.endswith(".toml") or f.name in NOT_QUESTIONS:
             continue
-        rule = parse_rule_file(f.read_text(encoding="utf-8"), str(f), policy)
+        text = _read_text(f) if isinstance(f, Path) else f.read_text(encoding="utf-8")
+        rule = parse_rule_file(text, str(f), policy)
         if rule.id in out:
             raise _fail(str(f), f"id '{rule.id}' is already used by {out[rule.id].source}")
         out[rule.id] = rule
@@ -255,10 +291,7 @@ def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
 
 
 def _apply_thresholds(files: dict[str, RuleFile], path: Path) -> None:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise _fail(str(path), f"not valid TOML: {exc}") from exc
+    data = _toml(_read_text(path), str(path))
     for rid, table in data.items():
         if rid not in files or not isinstance(table, dict):
             raise _fail(str(path), f"unknown rule id '[{rid}]'{suggest(rid, files)}")
@@ -299,6 +332,8 @@ def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> Rule
 
     The policy loads first (its values are what `$policy.…` references resolve to), then every question;
     anything malformed raises RuleError/PolicyError (UserErrors) here, before a check measures anything."""
+    if rules_dir is not None and not rules_dir.is_dir():
+        raise RuleError(f"--rules {rules_dir}: not a folder", hint="pass a folder of rule files like rules/")
     base: Any = rules_dir if rules_dir is not None else resources.files("rules")
     user = config_dir() / "rules"
     use_user = overrides and user.is_dir()
@@ -306,7 +341,7 @@ def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> Rule
     files = _read_dir(base.iterdir(), policy)
     if use_user:
         files.update(_read_dir(user.iterdir(), policy))  # same id replaces the built-in question
-        if (user / "thresholds.toml").is_file():
+        if (user / "thresholds.toml").exists() or (user / "thresholds.toml").is_symlink():
             _apply_thresholds(files, user / "thresholds.toml")
     _check_graph(files, ROOT_ID)
     return RuleSet(ROOT_ID, files, policy)

@@ -33,8 +33,25 @@ def read_json_file(path: Path, *, what: str, max_bytes: int = MAX_EVIDENCE_BYTES
     except OSError as exc:
         raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"{path} is not valid JSON: {exc}") from None
-    except (RecursionError, ValueError) as exc:  # deeply nested arrays; integers of thousands of digits
-        raise EvidenceError(f"{path} is not usable JSON: {type(exc).__name__}") from None
+    except _DuplicateKey as exc:
+        raise EvidenceError(f"{path} names {exc} twice in one object; which value is meant?") from None
+    except RecursionError:
+        raise EvidenceError(f"{path} is not usable JSON: nested too deeply") from None
+    except ValueError:  # Python refuses integers of more than 4300 digits
+        raise EvidenceError(f"{path} is not usable JSON: a number has thousands of digits") from None
+
+
+class _DuplicateKey(Exception):
+    """A JSON object names one key twice (json.loads would silently keep the last)."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(repr(key[:80]))
+        out[key] = value
+    return out

@@ -72,9 +72,9 @@ def draft_need(draft: Path, ctx_tokens: int, type_k: str = DEFAULT_CACHE_TYPE,
     """The draft's weights (its GGUF tensors) and KV cache (kv_cache_bytes); None when it is not a GGUF."""
     try:
         header = read_gguf_header(draft)
+        shape = kv_shape(header.metadata)
     except (GgufFormatError, OSError):
         return None
-    shape = kv_shape(header.metadata)
     return DraftNeed(weight_bytes=sum(t.n_bytes for t in header.tensors),
                      kv_bytes=kv_cache_bytes(shape, ctx_tokens, type_k, type_v) if shape is not None else None,
                      ctx_tokens=ctx_tokens, n_layer=len(shape.kv_heads) if shape is not None else None)

@@ -111,7 +111,7 @@ class Session:
         two at once share the CPU/GPU and time each other."""
         rules = self.rules
         if rules is None:
-            return self._refused(self.rules_error or UserError("the rules did not load"))
+            return self._refused(self.rules_error or UserError("the rules did not load"), user_error=True)
         lock = CheckLock() if self.config.mode == "managed" else None
         try:
             if lock is not None:
@@ -126,8 +126,9 @@ class Session:
             if lock is not None:
                 lock.release()
 
-    def _refused(self, error: UserError) -> SessionDone:
-        done = SessionDone(status="failed", run_dir="", message=_message(error))
+    def _refused(self, error: UserError, *, user_error: bool = False) -> SessionDone:
+        """Nothing ran: a bad rule set (the user's to fix) or another check holding the machine (try later)."""
+        done = SessionDone(status="failed", run_dir="", message=_message(error), user_error=user_error)
         self.emit(done)
         return done
 
@@ -157,7 +158,7 @@ class Session:
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
             done = self._finish("failed", self.failure) if self.failure else self._finish(status, "")
         except UserError as exc:
-            done = self._finish("failed", _message(exc))
+            done = replace(self._finish("failed", _message(exc)), user_error=True)
         except KeyboardInterrupt:
             self.cancel_flag.set()
             done = self._finish("aborted", "interrupted")

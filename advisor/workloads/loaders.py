@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Final, Literal
 
+from advisor.userfile import read_user_file
 from advisor.workloads.chat import last_user_text, parse_messages
 from advisor.workloads.errors import WorkloadError
 from advisor.workloads.model import USER_CATEGORY, Message, Prompt
@@ -48,15 +49,22 @@ def detect_format(file: Path, lines: list[str]) -> FileFormat:
     return "jsonl" if first.startswith("{") else "text"
 
 
+# A few thousand prompts fit in a few MB; a file far larger is a mistake (a log, a dataset dump).
+MAX_PROMPT_FILE_BYTES = 16 * 1024 * 1024
+
+
 def _read_text(file: Path) -> str:
     if not file.exists():
         raise WorkloadError(f"prompt file not found: {file}", hint="check the path")
     if not file.is_file():
         raise WorkloadError(f"{file} is not a file", hint="give the path of a .txt or .jsonl prompt file")
     try:
-        data = file.read_bytes()
+        data = read_user_file(file, MAX_PROMPT_FILE_BYTES)
     except OSError as exc:
-        raise WorkloadError(f"cannot read {file}: {exc.strerror}") from exc
+        raise WorkloadError(f"cannot read {file}: {exc.strerror or exc}") from None
+    if len(data) > MAX_PROMPT_FILE_BYTES:
+        raise WorkloadError(f"{file} is over {MAX_PROMPT_FILE_BYTES // 1024 // 1024} MB",
+                            hint="a prompt set of a few hundred prompts takes well under a megabyte")
     try:
         text = data.decode("utf-8-sig")  # tolerate the BOM some Windows editors write
     except UnicodeDecodeError as exc:
@@ -96,6 +104,10 @@ def _parse_record(line: str, where: str, default_id: str) -> Prompt:
             f"{where}: not valid JSON ({exc.msg} at column {exc.colno})",
             hint="JSONL needs one complete JSON object per line",
         ) from exc
+    except RecursionError:
+        raise WorkloadError(f"{where}: not usable JSON (nested too deeply)") from None
+    except ValueError:  # Python refuses integers of more than 4300 digits
+        raise WorkloadError(f"{where}: not usable JSON (a number has thousands of digits)") from None
     if not isinstance(record, dict):
         raise WorkloadError(f"{where}: expected a JSON object, got {type(record).__name__}")
     prompt_id = _optional_str(record, "id", where) or default_id

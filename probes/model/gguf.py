@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from probes.model.gguf_header import GgufHeader, SkippedArray, TensorInfo
+from probes.model.gguf_header import GgufHeader, SkippedArray, TensorInfo, meta_int
 from probes.model.info import BLOCK_RE, EXPERT_RE, ModelInfo
 from probes.model.kv_cache import kv_cache_bytes, kv_shape
 
@@ -27,10 +27,8 @@ def file_type_name(code: int) -> str:
 
 
 def _int(meta: dict[str, Any], key: str) -> int | None:
-    value = meta.get(key)
-    if isinstance(value, list) and value:  # per-layer arrays (e.g. head_count_kv on hybrid models)
-        return int(max(value))
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    # per-layer arrays (e.g. head_count_kv on hybrid models) give their largest item; a string is an error
+    return meta_int(meta, key)
 
 
 def _dominant_type(tensors: tuple[TensorInfo, ...]) -> str | None:
@@ -41,7 +39,8 @@ def _dominant_type(tensors: tuple[TensorInfo, ...]) -> str | None:
 
 
 def analyse_gguf(path: Path, header: GgufHeader) -> ModelInfo:
-    """Per-token cost of a parsed GGUF (engines.md §6 algorithm)."""
+    """Per-token cost of a parsed GGUF (engines.md §6 algorithm); raises GgufFormatError for metadata of the
+    wrong type."""
     meta = header.metadata
     arch = str(meta.get("general.architecture", "unknown"))
     blocks = _int(meta, f"{arch}.block_count")

@@ -7,7 +7,9 @@ the size is estimated from config.json and the dtype, and `bytes_source` says so
 from __future__ import annotations
 
 import json
+import os
 import re
+import stat
 import struct
 from pathlib import Path
 from typing import Any, Literal
@@ -21,13 +23,34 @@ ROUTED_RE = re.compile(r"\.experts\.")  # Qwen/DeepSeek/Mixtral routed experts; 
 LAYER_RE = re.compile(r"\.layers\.(\d+)\.")
 
 
+# config.json files are a few KB; safetensors headers are capped at 100 MB by the format itself.
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
+MAX_SAFETENSORS_HEADER = 100 * 1000 * 1000
+MAX_LAYERS = 4096  # as for GGUF (probes/model/kv_cache.py): far above any published model
+
+
+def _open_regular(path: Path) -> Any:
+    """Open for reading without waiting on a named pipe; anything but a regular file is refused."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    fh = os.fdopen(fd, "rb")
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        fh.close()
+        raise ModelFileError(f"{path} is not a regular file")
+    return fh
+
+
 def _config(folder: Path) -> dict[str, Any]:
+    path = folder / "config.json"
     try:
-        raw = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        with _open_regular(path) as fh:
+            data = fh.read(MAX_CONFIG_BYTES + 1)
+        if len(data) > MAX_CONFIG_BYTES:
+            raise ModelFileError(f"{path} is over {MAX_CONFIG_BYTES // 1024 // 1024} MB: not a model config")
+        raw = json.loads(data.decode("utf-8"))
     except FileNotFoundError as exc:
         raise ModelFileError(f"{folder} has no config.json (not a Hugging Face model folder)") from exc
-    except (OSError, ValueError) as exc:
-        raise ModelFileError(f"cannot read {folder / 'config.json'}: {exc}") from exc
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: bad UTF-8 or JSON, 5000-digit numbers
+        raise ModelFileError(f"cannot read {path}: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(raw, dict):
         raise ModelFileError(f"{folder / 'config.json'} is not a JSON object")
     text = raw.get("text_config")  # multimodal wrappers keep the language model's keys here
@@ -47,19 +70,23 @@ def _safetensors_sizes(folder: Path) -> dict[str, tuple[int, int]]:
     sizes: dict[str, tuple[int, int]] = {}
     for file in sorted(folder.glob("*.safetensors")):
         try:
-            with file.open("rb") as fh:
+            with _open_regular(file) as fh:
                 (length,) = struct.unpack("<Q", fh.read(8))
+                if length > MAX_SAFETENSORS_HEADER:
+                    raise ValueError(f"header of {length:,} bytes (the format allows 100 MB)")
                 header = json.loads(fh.read(length))
-        except (OSError, ValueError, struct.error) as exc:
-            raise ModelFileError(f"{file.name} is not a readable safetensors file: {exc}") from exc
-        for name, entry in header.items():
-            if name == "__metadata__" or not isinstance(entry, dict):
-                continue
-            begin, end = entry["data_offsets"]
-            elements = 1
-            for dim in entry.get("shape", []):
-                elements *= int(dim)
-            sizes[name] = (int(end) - int(begin), elements)
+            if not isinstance(header, dict):
+                raise ValueError("the header is not a JSON object")
+            for name, entry in header.items():
+                if name == "__metadata__" or not isinstance(entry, dict):
+                    continue
+                begin, end = entry["data_offsets"]
+                elements = 1
+                for dim in entry.get("shape", [])[:8]:
+                    elements *= int(dim)
+                sizes[name] = (int(end) - int(begin), elements)
+        except (OSError, ValueError, TypeError, KeyError, RecursionError, struct.error) as exc:
+            raise ModelFileError(f"{file.name} is not a readable safetensors file: {str(exc)[:200]}") from None
     return sizes
 
 
@@ -98,6 +125,18 @@ def _estimate_sizes(cfg: dict[str, Any], experts: int) -> dict[str, tuple[int, i
 def probe_hf_model(folder: Path) -> ModelInfo:
     """Per-token cost of a Hugging Face checkpoint folder; raises `ModelFileError`."""
     cfg = _config(folder)
+    layers = _first(cfg, "num_hidden_layers")
+    if not 0 <= layers <= MAX_LAYERS:
+        raise ModelFileError(f"{folder / 'config.json'}: num_hidden_layers = {layers:,} is not a real layer count")
+    try:
+        return _analyse(folder, cfg)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+        # a hand-edited config.json with a list where a number belongs, etc.
+        raise ModelFileError(f"{folder / 'config.json'} has a value of an unexpected type "
+                             f"({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+def _analyse(folder: Path, cfg: dict[str, Any]) -> ModelInfo:
     experts = _first(cfg, "num_experts", "n_routed_experts", "num_local_experts")
     used = _first(cfg, "num_experts_per_tok", "experts_per_token", "moe_topk")
     layers = _first(cfg, "num_hidden_layers")

@@ -6,9 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from probes.model.gguf_header import GgufFormatError, meta_int
+
 # The cache types llama-server accepts for -ctk/-ctv/-ctkd/-ctvd (its --help lists them); f16 is the default.
 CACHE_TYPES = ("f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")
 DEFAULT_CACHE_TYPE = "f16"
+# The deepest published models have under 200 blocks; a count far above is a corrupt or hostile header
+# (a block_count of 1e12 would otherwise build a list of 1e12 layers).
+MAX_LAYERS = 4096
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,26 +25,27 @@ class KvShape:
     value_length: int           # elements per value head
 
 
-def _int(value: object) -> int | None:
-    if isinstance(value, list) and value:
-        return int(max(value))
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
 def kv_shape(meta: Mapping[str, Any]) -> KvShape | None:
     """The KV shape from GGUF metadata: `{arch}.block_count`, `.attention.head_count(_kv)`, and
-    `.attention.key_length`/`.value_length` (else the head dimension `embedding_length / head_count`)."""
+    `.attention.key_length`/`.value_length` (else the head dimension `embedding_length / head_count`).
+
+    Raises GgufFormatError when one of them has the wrong type or block_count is implausible."""
+    meta = dict(meta)
     arch = str(meta.get("general.architecture", ""))
-    layers = _int(meta.get(f"{arch}.block_count"))
-    heads = meta.get(f"{arch}.attention.head_count")
-    heads_kv = meta.get(f"{arch}.attention.head_count_kv", heads)
-    if layers is None or heads is None or heads_kv is None:
+    layers = meta_int(meta, f"{arch}.block_count")
+    heads = meta_int(meta, f"{arch}.attention.head_count")
+    kv_key = f"{arch}.attention.head_count_kv"
+    max_kv = meta_int(meta, kv_key) if kv_key in meta else heads  # checks the type of every per-layer item
+    if layers is None or heads is None or max_kv is None:
         return None
-    per_layer = [int(h) for h in heads_kv] if isinstance(heads_kv, list) else [int(heads_kv)] * layers
-    head_dim = (_int(meta.get(f"{arch}.embedding_length")) or 0) // (_int(heads) or 1)
+    if layers > MAX_LAYERS:
+        raise GgufFormatError(f"metadata '{arch}.block_count' = {layers:,} is not a real layer count")
+    raw_kv = meta.get(kv_key, heads)
+    per_layer = [int(h) for h in raw_kv] if isinstance(raw_kv, list) else [int(max_kv)] * layers
+    head_dim = (meta_int(meta, f"{arch}.embedding_length") or 0) // (heads or 1)
     return KvShape(kv_heads=tuple(per_layer[:layers]),
-                   key_length=_int(meta.get(f"{arch}.attention.key_length")) or head_dim,
-                   value_length=_int(meta.get(f"{arch}.attention.value_length")) or head_dim)
+                   key_length=meta_int(meta, f"{arch}.attention.key_length") or head_dim,
+                   value_length=meta_int(meta, f"{arch}.attention.value_length") or head_dim)
 
 
 def cache_type_bytes(name: str) -> float:

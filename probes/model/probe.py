@@ -19,10 +19,10 @@ def probe_model(path: Path | str) -> ModelInfo:
         return probe_hf_model(path if path.is_dir() else path.parent)
     try:
         header = read_gguf_header(path)
+        if not header.tensors:
+            raise ModelFileError(f"{path.name} has no tensors (a vocabulary-only or split-index GGUF?)")
+        return analyse_gguf(path, header)
     except GgufFormatError as exc:
         raise ModelFileError(f"{path.name} is not a usable GGUF model: {exc}") from exc
     except OSError as exc:
         raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if not header.tensors:
-        raise ModelFileError(f"{path.name} has no tensors (a vocabulary-only or split-index GGUF?)")
-    return analyse_gguf(path, header)
