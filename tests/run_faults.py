@@ -58,7 +58,7 @@ def run_like_cli(session: Session, *, as_json: bool = True) -> tuple[int, str]:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = _run_session(session, argparse.Namespace(json=as_json))
+        code = _run_session(session, argparse.Namespace(json=as_json, lang="en"))
     return code, out.getvalue()
 
 

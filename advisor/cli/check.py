@@ -7,6 +7,7 @@ import contextlib
 import math
 import signal
 import sys
+import tempfile
 from pathlib import Path
 from types import FrameType
 
@@ -27,7 +28,6 @@ from advisor.run.session import Session
 from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url
 from probes.model.kv_cache import CACHE_TYPES
 
-INTERNAL = "internal error:"  # how Session.run words a bug (advisor/run/session.py); not the user's to fix
 # Bounds for numbers argparse only parses: no machine runs a million requests or threads at once, and
 # sampling temperatures above 10 are noise (engines document 0–2).
 MAX_COUNT = 1_000_000
@@ -123,11 +123,8 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.draft_model is not None:
         read_model(args.draft_model)  # the same checks as the target's: a pipe or a corrupt header stops here
         _draft_options(args)
-    if args.out is not None:  # last: every other check passed, so a refused run leaves no folder behind
-        try:  # a file in the way or a read-only place is found now, not after the engines have started
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise UserError(f"cannot use --out {args.out}: {exc.strerror or exc}") from None
+    if args.out is not None:
+        _check_out(args.out)
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
         spec_type = "draft-simple"  # in new builds -md alone does not enable speculation (issue #25345)
@@ -165,6 +162,18 @@ def _engine_url(url: str | None) -> EngineUrl | None:
         return parse_engine_url(url)
     except BadEngineUrl as exc:
         raise UserError(str(exc), hint="example: --engine-url http://127.0.0.1:8080") from exc
+
+
+def _check_out(out: Path) -> None:
+    """A file in the way or a place we cannot write is found now, not after the engines have started; and
+    nothing is left behind (a check refused later, e.g. by another one running, writes no folder)."""
+    existing = next((p for p in (out, *out.parents) if p.exists()), Path("/"))
+    if not existing.is_dir():
+        raise UserError(f"cannot use --out {out}: {existing} is a file, not a folder")
+    try:  # creating something there is the only test that also holds for root and read-only mounts
+        tempfile.TemporaryDirectory(dir=existing, prefix=".spec-advisor-probe-").cleanup()
+    except OSError as exc:
+        raise UserError(f"cannot use --out {out}: {existing} is not writable ({exc.strerror or exc})") from None
 
 
 def _draft_options(args: argparse.Namespace) -> None:
