@@ -42,7 +42,9 @@ def test_start_health_and_stop(llama_binary: Any, demo_model: Path, tmp_path: Pa
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux-only")
-def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary: Any, tmp_path: Path) -> None:
+@pytest.mark.parametrize("stopped", [False, True], ids=["running", "sigstopped"])
+def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary: Any, tmp_path: Path,
+                                                 stopped: bool) -> None:
     child = textwrap.dedent(f"""
         import time
         from pathlib import Path
@@ -59,6 +61,8 @@ def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary:
     assert proc.stdout is not None
     server_pid = int(proc.stdout.readline())
     assert _alive(server_pid)
+    if stopped:  # a stopped server would keep a SIGTERM pending forever; the parent-death signal is SIGKILL
+        os.kill(server_pid, signal.SIGSTOP)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     deadline = time.monotonic() + 10

@@ -112,17 +112,19 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int,
 
 
 def _die_with_parent() -> None:
-    """In the child before exec (Linux): SIGTERM when our process dies, even by SIGKILL or OOM.
+    """In the child before exec (Linux): SIGKILL when our process dies, even by SIGKILL or OOM.
 
     The server runs in its own session so `stop()` can end its group; that also cuts it loose from us, so
     without this a killed spec-advisor would leave servers running forever. The signal is tied to the thread
-    that started the server, which is the thread that also stops it.
+    that started the server, which is the thread that also stops it. SIGKILL, not SIGTERM: a server that
+    was stopped (SIGSTOP, a debugger) would hold a SIGTERM pending forever; our normal stop() still asks
+    politely first, so this only fires when nobody is left to do that.
     """
     import ctypes
 
     pr_set_pdeathsig = 1
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    libc.prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
 
 
 class EngineStartError(UserError):
