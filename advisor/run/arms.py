@@ -43,6 +43,9 @@ class Arm:
     command_line: list[str] = field(default_factory=list)
     spec_argv: tuple[str, ...] = ()   # the speculative part of command_line, as the flag builder wrote it
     generation: int = 1               # counts server processes: a restart starts the next generation
+    # servers found dead when a restart came to stop them (exit status, log): a restart mid-step must not
+    # hide a crash from the check after the step (advisor/run/faults.py)
+    crashed: list[tuple[int, Path]] = field(default_factory=list)
 
     @property
     def managed(self) -> bool:
@@ -61,6 +64,8 @@ class Arm:
             return 0.0
         t0 = time.monotonic()
         old = self.server
+        if (code := old.died) is not None:
+            self.crashed.append((code, old.log_path))
         old.stop()
         close = getattr(self.adapter, "close", None)
         if callable(close):

@@ -193,6 +193,14 @@ class ManagedServer:
         """The exit status when the process ended without `stop()` (a crash or a kill: -9 is SIGKILL), else None."""
         return self._proc.poll() if self._proc is not None else None
 
+    def died_within(self, timeout_s: float) -> int | None:
+        """`died`, waiting up to `timeout_s` for a process that may be dying: a SIGKILLed server resets its
+        connections a moment before it can be reaped, so a failed request can arrive before `poll` knows."""
+        deadline = time.monotonic() + timeout_s
+        while (code := self.died) is None and self._proc is not None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return code
+
     @property
     def pid(self) -> int | None:
         """Process id, or None before start."""

@@ -24,15 +24,26 @@ def _how(code: int) -> str:
     return f"exit code {code}"
 
 
-def dead_arm_reason(arms: Arms, step: str) -> str | None:
+# How long a failed step waits for a server that may be dying to be reaped (a killed process closes its
+# sockets before it exits); a live server costs nothing, the wait only runs when the step already failed.
+DYING_WAIT_S = 2.0
+
+
+def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> str | None:
     """Why `step` cannot stand when a managed server of `arms` is no longer running (None when all are)."""
     dead = []
     for arm in (arms.off, arms.on):
-        server = arm.server if arm is not None else None
-        code = server.died if server is not None else None
-        if arm is not None and server is not None and code is not None:
-            dead.append(f"the {_ARM_NAMES.get(arm.name, arm.name)} llama-server stopped during the {step} step "
-                        f"({_how(code)}; its log: {server.log_path})")
+        if arm is None:
+            continue
+        found = list(arm.crashed)  # died before a restart inside the step replaced it
+        arm.crashed.clear()
+        server = arm.server
+        code = server.died_within(DYING_WAIT_S) if server is not None and step_failed else (
+            server.died if server is not None else None)
+        if server is not None and code is not None:
+            found.append((code, server.log_path))
+        dead += [f"the {_ARM_NAMES.get(arm.name, arm.name)} llama-server stopped during the {step} step "
+                 f"({_how(code)}; its log: {log})" for code, log in found[:1]]
     return "; ".join(dead) + "; the run ended there" if dead else None
 
 

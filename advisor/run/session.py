@@ -237,7 +237,7 @@ class Session:
                 # Units measured before the restart are reused as they were; only whole units exist.
                 ctx.resume_units = self.store.completed_units(self.run_id, step.id)
             done = self._run_one(step, ctx)
-            if (dead := dead_arm_reason(ctx.arms, step.id)) is not None:
+            if (dead := dead_arm_reason(ctx.arms, step.id, step_failed=done.status == "failed")) is not None:
                 # A step whose server died is never "done", whatever it measured before: the failure is its reason.
                 done = with_failure_reason(done, dead)
                 self.failure = dead
