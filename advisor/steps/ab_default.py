@@ -57,7 +57,7 @@ def compare_with_default(ctx: StepContext, prompts: Sequence[Any], measure_pair:
     pairs: list[PairResult] = []
     try:
         ctx.restarts.append(ServerRestart("off", phase, off.generation + 1, off.restart(default)))
-        _warm(ctx, off.adapter)
+        ctx.warm(off.adapter)
         ctx.fresh_on(phase)
         chosen_argv, default_argv = tuple(on.spec_argv), tuple(off.spec_argv)
         for i, prompt in enumerate(prompts[:n]):
@@ -88,8 +88,3 @@ def summarise(default_argv: tuple[str, ...], chosen_argv: tuple[str, ...],
     return VsDefault(default_argv=default_argv, chosen_argv=chosen_argv, n_pairs=len(counted), speedup=speedup,
                      ci_low=low, ci_high=high, pairs=tuple(pairs))
 
-
-def _warm(ctx: StepContext, adapter: Any) -> None:
-    budget, cfg = ctx.config.budget, ctx.config
-    for warm in ctx.workload.warmup[: budget.warmup_requests]:
-        adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)

@@ -18,6 +18,7 @@ from advisor.evidence.warnings import WarningCode
 from advisor.run.arms import Arms
 from advisor.run.engine_runner import ServerConfig
 from advisor.run.plan import WorkloadPlan
+from probes.engines.base import EngineAdapter
 from probes.gpu.sampler import GpuSampler
 
 U = TypeVar("U")
@@ -55,10 +56,14 @@ class StepContext:
             if fresh:
                 seconds = arm.restart(config)
                 self.restarts.append(ServerRestart("on", phase, arm.generation, seconds))
+        self.warm(arm.adapter)
+        return PoolState(fresh=fresh, generation=arm.generation)
+
+    def warm(self, adapter: EngineAdapter) -> None:
+        """Warm a server with out-of-set prompts only (nothing a measured phase will send)."""
         budget, cfg = self.config.budget, self.config
         for warm in self.workload.warmup[: budget.warmup_requests]:
-            arm.adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
-        return PoolState(fresh=fresh, generation=arm.generation)
+            adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
 
     def resumed(self, key: str, cls: type[U]) -> U | None:
         """The unit `key` measured before a restart, as `cls`; None when there is none (or it is unreadable,
