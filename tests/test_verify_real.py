@@ -62,15 +62,19 @@ def test_moe_verify_curve_rises_faster_and_tracks_prediction(llama_binary: Any, 
     dense_path, moe_path = write_synthetic_pair(cache)
     dense = _verify(llama_binary, dense_path, tmp_path / "dense")
     moe = _verify(llama_binary, moe_path, tmp_path / "moe")
-    print("\n  k   dense T/T1 (pred)    MoE T/T1 (pred)")
+    print("\n  k   dense ms  T/T1 (pred)    MoE ms  T/T1 (pred)")
     for d, m in zip(dense, moe, strict=True):
-        print(f"{d['k']:3d}   {d['ratio']:5.2f} ({d['predicted_ratio']:5.2f})     "
-              f"{m['ratio']:5.2f} ({m['predicted_ratio']:5.2f})")
+        print(f"{d['k']:3d}   {d['t_ms']:7.2f} {d['ratio']:5.2f} ({d['predicted_ratio']:5.2f})   "
+              f"{m['t_ms']:7.2f} {m['ratio']:5.2f} ({m['predicted_ratio']:5.2f})")
     assert dense[-1]["k"] == moe[-1]["k"] == DRAFT_MAX + 1
-    # Compare the upper half of the curves (k ≥ 4) rather than one point: a single k can catch a noisy moment.
-    upper_dense = sum(p["ratio"] for p in dense if p["k"] >= 4) / len([p for p in dense if p["k"] >= 4])
-    upper_moe = sum(p["ratio"] for p in moe if p["k"] >= 4) / len([p for p in moe if p["k"] >= 4])
-    print(f"  upper-half mean T/T1: dense {upper_dense:.2f}, MoE {upper_moe:.2f}")
+    # Compare what k tokens add over one, T(k) − T(1), over the upper half of the curves (k ≥ 4; a single k
+    # can catch a noisy moment). Both models do the same compute per token, so the MoE's extra time is the
+    # experts the batch scatters to. Ratios would divide by two different T(1)s: the dense model rereads the
+    # same ~40 MB every token, which a 32 MB L3 partly keeps, while each MoE token routes to other experts,
+    # so the dense T(1) wanders with what a neighbour leaves in the cache (seen: 2.4–3.4 ms between runs).
+    upper_dense = statistics.mean(p["t_ms"] - dense[0]["t_ms"] for p in dense if p["k"] >= 4)
+    upper_moe = statistics.mean(p["t_ms"] - moe[0]["t_ms"] for p in moe if p["k"] >= 4)
+    print(f"  upper-half mean T(k) − T(1): dense {upper_dense:.2f} ms, MoE {upper_moe:.2f} ms")
     assert upper_moe > upper_dense, "the MoE curve must rise faster than the dense one"
     for curve in (dense, moe):
         gaps = [abs(p["ratio"] / p["predicted_ratio"] - 1.0) for p in curve]

@@ -69,21 +69,27 @@ class VerifyStep:
         ks = k_values(ctx.draft_cap)
         times: dict[int, list[float]] = {k: [] for k in ks}
         rejected = 0
-        for i, k in enumerate(ks):
+        for k in ks:
             # One unmeasured forward per k: the first batch of a new size builds its compute graph.
             _one_forward(adapter, prefix, fresh_pool, k, rng)
-            for _ in range(ctx.config.budget.verify_repeats):
-                if ctx.cancelled:
-                    break
+        # Rounds over every k in a fresh random order, rather than all repeats of one k in a row: a slow spell
+        # on the machine (another process, a cache flushed by a neighbour) then touches every k alike instead of
+        # shifting one point, and T(1), the denominator of every ratio, is drawn across the whole step.
+        repeats = ctx.config.budget.verify_repeats
+        for round_index in range(repeats):
+            if ctx.cancelled:
+                break
+            for k in rng.sample(ks, len(ks)):
                 value = _one_forward(adapter, prefix, fresh_pool, k, rng)
                 if value is None:
                     rejected += 1
                     continue
                 times[k].append(value)
+            yield Progress(self.id, round_index + 1, repeats, f"round {round_index + 1} of {repeats}")
+        for k in ks:
             if times[k]:
                 yield UnitDone(self.id, f"k={k}", VerifyUnit(k, tuple(times[k])))
                 yield Sample(self.id, "verify_t_ms", float(k), min(times[k]))
-            yield Progress(self.id, i + 1, len(ks), f"k = {k}")
         evidence = summarise(times, compute_ms, ctx, depth, rejected)
         for point in evidence.points:
             yield Sample(self.id, "verify_ratio", float(point.k), point.ratio)
