@@ -27,6 +27,9 @@ class Budget:
     batch_requests_per_slot: int
     ab_max_pairs: int
     warmup_requests: int = 2
+    # Each baseline prompt is run this many times, in rounds: the spread of one prompt's repeats is the
+    # run-to-run noise (different prompts decode at different speeds, so their spread is not noise).
+    baseline_repeats: int = 2
     # The tuner: other methods probed at the longest draft (the configured one is measured by step 2), prompts
     # per category for each, and the synthetic-acceptance surface as (draft length, mean acceptance length).
     tune_methods: tuple[str, ...] = ()

@@ -9,6 +9,7 @@ because scipy is not a runtime dependency: the CDF through the regularised incom
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -219,6 +220,26 @@ def cv_percent(values: npt.ArrayLike) -> float:
     if mean == 0.0:
         raise ValueError("CV is undefined for a zero mean")
     return 100.0 * float(arr.std(ddof=1)) / abs(mean)
+
+
+def repeat_cv_percent(groups: Sequence[Sequence[float]]) -> float | None:
+    """Run-to-run coefficient of variation (%): the pooled spread of repeats of one item around that item's
+    mean, relative to it (ddof 1 per item). None when no item was measured twice.
+
+    Items may differ from each other (prompts of different lengths decode at different speeds); only the
+    repeats of one item say how steady the machine is, which is what pyperf's 10% warning is about.
+    """
+    squares, dof = 0.0, 0
+    for group in groups:
+        values = [float(v) for v in group if math.isfinite(float(v))]
+        if len(values) < 2:
+            continue
+        mean = sum(values) / len(values)
+        if mean <= 0.0:
+            continue
+        squares += sum((v / mean - 1.0) ** 2 for v in values)
+        dof += len(values) - 1
+    return 100.0 * math.sqrt(squares / dof) if dof else None
 
 
 def sample_skewness(values: npt.ArrayLike) -> FloatArray:

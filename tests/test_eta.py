@@ -85,8 +85,10 @@ def test_the_steps_own_count_replaces_the_plan() -> None:
 def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
     config = CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "ab"))
     plan = SimpleNamespace(baseline=[1] * 6, acceptance=[1] * 12, ab=[1] * 20)
-    units = planned_units(config, plan, draft_cap=3)  # type: ignore[arg-type]
-    assert units == {"baseline": 6, "acceptance": 12 + config.budget.canary_repeats, "verify": 4, "ab": 20}
+    units = planned_units(config, plan)  # type: ignore[arg-type]
+    budget = config.budget
+    assert units == {"baseline": 6 * budget.baseline_repeats, "acceptance": 12 + budget.canary_repeats,
+                     "verify": budget.verify_repeats, "ab": 20}
 
 
 @pytest.mark.parametrize(("seconds", "shown"), [(0, "0:00"), (59.6, "1:00"), (754, "12:34"), (3725, "1:02:05")])

@@ -153,7 +153,7 @@ def test_rules_readme_documents_the_scheme() -> None:
 
 
 @pytest.mark.parametrize("message", [
-    "decode speed varied by 45% between requests",
+    "decode speed of the same prompt varied by 45% between repeats",
     "only 0% of drafted tokens were accepted on these prompts",
     "1-minute load 9.7 on 2 logical cores: other work is running, timings will be noisy",
     "repeating a prompt made speculation 12.71× faster than its first run: the engine reuses earlier outputs, "

@@ -123,3 +123,19 @@ def test_bootstrap_ratio_resamples_prompts_and_is_seeded() -> None:
         stats.bootstrap_ratio_ci([1.0], [0.0])
     with pytest.raises(ValueError):
         stats.bootstrap_ratio_ci([1.0, float("nan")], [1.0, 1.0])
+
+
+def test_repeat_cv_is_the_spread_of_one_prompt_s_repeats_not_across_prompts() -> None:
+    # Three prompts decoding at 50, 100 and 200 tok/s (different context depths), each repeated within ±1%:
+    # the machine is steady although the prompts differ fourfold.
+    groups = [[49.5, 50.5], [99.0, 101.0], [198.0, 202.0]]
+    assert stats.cv_percent([v for g in groups for v in g]) > 50.0
+    # each pair: deviations ±0.01 of its mean, 1 degree of freedom → sqrt(3·2·1e-4 / 3) = 1.414%
+    assert stats.repeat_cv_percent(groups) == pytest.approx(100.0 * (2e-4) ** 0.5)
+    assert stats.repeat_cv_percent([[10.0, 10.0, 10.0]]) == 0.0
+
+
+def test_repeat_cv_needs_a_repeat() -> None:
+    assert stats.repeat_cv_percent([]) is None
+    assert stats.repeat_cv_percent([[10.0], [20.0]]) is None  # no prompt ran twice: noise is not known
+    assert stats.repeat_cv_percent([[10.0], [9.0, 11.0]]) == pytest.approx(100.0 * (0.02) ** 0.5)

@@ -76,7 +76,8 @@ class BaselineEvidence:
     n_requests: int = 0
     decode_tok_s: float | None = None
     ms_per_token: float | None = None
-    cv_pct: float | None = None
+    cv_pct: float | None = None                   # run to run: repeats of one prompt (None: none repeated)
+    between_prompt_cv_pct: float | None = None    # across prompts (mostly their lengths, not noise)
     ttft_ms: float | None = None
     prompt_ms: float | None = None
     bytes_per_token_gb: float | None = None
@@ -86,6 +87,14 @@ class BaselineEvidence:
     bottleneck: Bottleneck | None = None
     roofline_tok_s: float | None = None
     context_depth_tokens: float | None = None
+
+    def repeats_by_prompt(self) -> list[list[float]]:
+        """Decode speeds (tok/s) of the samples grouped by prompt id, in the order measured."""
+        groups: dict[str, list[float]] = {}
+        for r in self.samples:
+            if r.tok_s:
+                groups.setdefault(r.prompt_id, []).append(r.tok_s)
+        return list(groups.values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import shlex
-import statistics
 from collections.abc import Mapping
 
 from advisor.evidence.schema import Environment, Evidence
@@ -18,6 +17,7 @@ from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BatchEvidence
 from advisor.evidence.tuner import TuneEvidence
 from advisor.evidence.warnings import THROTTLE_CODES, TRAP_CODES, WarningCode
 from advisor.facts.checks import check_facts
+from advisor.stats import repeat_cv_percent
 from advisor.tune.summary import tuner_summary
 from probes.base import Unavailable
 
@@ -125,12 +125,6 @@ def _config(ev: Evidence, out: Facts) -> None:
     _put(out, "workload.repeated_prompts", cfg.repeated_prompts)
 
 
-def _cv_pct(tok_s: list[float]) -> float | None:
-    if len(tok_s) < 2 or statistics.fmean(tok_s) <= 0:
-        return None
-    return 100.0 * statistics.stdev(tok_s) / statistics.fmean(tok_s)
-
-
 def _acceptance(acc: AcceptanceEvidence, out: Facts) -> None:
     for key in ("rate", "rate_ci_low", "rate_ci_high", "mean_length", "draft_coverage"):
         _put(out, f"acceptance.{key}", getattr(acc, key))
@@ -231,7 +225,9 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
         _put(out, "baseline.decode_tok_s", base.decode_tok_s)
         _put(out, "baseline.mbu", base.mbu)
         _put(out, "baseline.bottleneck", base.bottleneck)
-        cv = base.cv_pct if base.cv_pct is not None else _cv_pct([r.tok_s for r in base.samples if r.tok_s])
+        # Saved runs without the figure get it from their samples: the repeats of one prompt, never the spread
+        # across prompts (that is context length, not noise).
+        cv = base.cv_pct if base.cv_pct is not None else repeat_cv_percent(base.repeats_by_prompt())
         _put(out, "baseline.cv_pct", cv)
         if "model.bytes_per_token_gb" not in out:
             _put(out, "model.bytes_per_token_gb", base.bytes_per_token_gb)

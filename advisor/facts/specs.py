@@ -88,7 +88,7 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("baseline.decode_tok_s", "float", "tok/s", "decode speed with speculation off", "step baseline"),
     _s("baseline.mbu", "float", "0..1", "memory-bandwidth utilisation of decode", "step baseline"),
     _s("baseline.bottleneck", "str", "", "memory | compute | overhead", "step baseline"),
-    _s("baseline.cv_pct", "float", "%", "coefficient of variation of baseline decode speed", "step baseline"),
+    _s("baseline.cv_pct", "float", "%", "run-to-run coefficient of variation of baseline decode speed (repeats of one prompt)", "step baseline"),
     _s("acceptance.rate", "float", "0..1", "accepted ÷ drafted tokens over all prompts (α)", "step acceptance"),
     _s("acceptance.rate_ci_low", "float", "0..1", "lower 95% bound of α (prompt bootstrap)", "step acceptance"),
     _s("acceptance.rate_ci_high", "float", "0..1", "upper 95% bound of α", "step acceptance"),

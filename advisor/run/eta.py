@@ -1,6 +1,6 @@
 """Overall elapsed and remaining time of a check, for the CLI printer and the window.
 
-The plan: how many units (prompts, canary repeats, verify points, concurrency levels, A/B pairs) each
+The plan: how many units (prompts × repeats, canary repeats, verify rounds, concurrency levels, A/B pairs) each
 step will measure, known once the workload is drawn and the engines are up (`planned_units`, sent as a
 `RunPlanned` event). The rate: seconds per unit as measured so far — the running step's own rate once it has
 finished a unit, and the run's overall rate for the steps still to come. So the estimate is honest:
@@ -21,13 +21,13 @@ from advisor.events import Event, Progress, RunPlanned, StepDone, StepStarted
 from advisor.run.plan import WorkloadPlan
 
 
-def planned_units(config: CheckConfig, plan: WorkloadPlan, draft_cap: int | None) -> dict[str, int]:
-    """Units per chosen step, counted as the steps report them in `Progress` (the tuner is not planned)."""
-    from advisor.steps.verify import k_values  # the verify step's own ladder, so the count cannot drift
-
+def planned_units(config: CheckConfig, plan: WorkloadPlan) -> dict[str, int]:
+    """Units per chosen step, counted as the steps report them in `Progress` (the tuner is not planned): a
+    baseline unit is one request, a verify unit one round over every draft length."""
     budget = config.budget
-    units = {"baseline": len(plan.baseline), "acceptance": len(plan.acceptance) + budget.canary_repeats,
-             "verify": len(k_values(draft_cap)), "batch": len(budget.batch_levels), "ab": len(plan.ab)}
+    units = {"baseline": len(plan.baseline) * budget.baseline_repeats,
+             "acceptance": len(plan.acceptance) + budget.canary_repeats,
+             "verify": budget.verify_repeats, "batch": len(budget.batch_levels), "ab": len(plan.ab)}
     return {step: units[step] for step in config.steps if step in units}
 
 

@@ -152,8 +152,7 @@ class Session:
         try:
             arms = self.arms = self._start()
             plan = self._plan(arms)
-            cap = self.config.draft_max if self.config.draft_max is not None else arms.draft_cap()
-            self.emit(RunPlanned(planned_units(self.config, plan, cap)))
+            self.emit(RunPlanned(planned_units(self.config, plan)))
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
             done = self._finish("failed", self.failure) if self.failure else self._finish(status, "")

@@ -29,19 +29,24 @@ class BaselineStep:
             return
         adapter, budget, cfg = ctx.arms.off.adapter, ctx.config.budget, ctx.config
         for i, warm in enumerate(ctx.workload.warmup[: budget.warmup_requests]):
-            yield Progress(self.id, 0, len(ctx.workload.baseline), f"warm-up {i + 1}")
+            yield Progress(self.id, 0, len(ctx.workload.baseline) * budget.baseline_repeats, f"warm-up {i + 1}")
             adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
-        records = []
-        for i, prompt in enumerate(ctx.workload.baseline):
-            if ctx.cancelled:
-                break
-            rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
-                                temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category,
-                                arm="off")
-            records.append(rec)
-            if rec.tok_s:
-                yield Sample(self.id, "decode_tok_s", float(i), rec.tok_s)
-            yield Progress(self.id, i + 1, len(ctx.workload.baseline), prompt.id)
+        records: list[RequestRecord] = []
+        prompts = ctx.workload.baseline
+        total = len(prompts) * budget.baseline_repeats
+        # Rounds over the prompt set rather than one prompt's repeats back to back: repeats of a prompt then
+        # lie minutes apart, so their spread includes the drift a check is exposed to.
+        for round_index in range(budget.baseline_repeats):
+            for prompt in prompts:
+                if ctx.cancelled:
+                    break
+                rec, _ = run_prompt(adapter, prompt.text, max_tokens=budget.max_tokens, seed=cfg.seed,
+                                    temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category,
+                                    arm="off")
+                records.append(rec)
+                if rec.tok_s:
+                    yield Sample(self.id, "decode_tok_s", float(len(records) - 1), rec.tok_s)
+                yield Progress(self.id, len(records), total, f"{prompt.id} (round {round_index + 1})")
         evidence, warnings = summarise(records, ctx)
         if evidence.roofline_tok_s is not None:
             yield Sample(self.id, "roofline_tok_s", 0.0, evidence.roofline_tok_s)
@@ -58,10 +63,12 @@ def summarise(records: Sequence[RequestRecord], ctx: StepContext) -> tuple[Basel
         return base, [warn("baseline", WarningCode.NO_DATA, "no request produced a decode time")]
     warnings: list[QualityWarning] = []
     decode_tok_s = stats.median(tok_s)
-    cv = stats.cv_percent(tok_s)
-    if cv >= ctx.policy.baseline.max_cv_pct:
-        warnings.append(warn("baseline", WarningCode.NOISY, f"decode speed varied by {cv:.0f}% between requests"))
+    cv = stats.repeat_cv_percent(base.repeats_by_prompt())
+    if cv is not None and cv >= ctx.policy.baseline.max_cv_pct:
+        warnings.append(warn("baseline", WarningCode.NOISY,
+                             f"decode speed of the same prompt varied by {cv:.0f}% between repeats"))
     measured = replace(base, decode_tok_s=decode_tok_s, ms_per_token=1000.0 / decode_tok_s, cv_pct=cv,
+                       between_prompt_cv_pct=stats.cv_percent(tok_s),
                        ttft_ms=percentile_or_none([r.ttft_ms for r in records], 50),
                        prompt_ms=percentile_or_none([r.prompt_ms for r in records], 50))
     depth = stats.median([(r.prompt_tokens or 0) + (r.cached_tokens or 0) + r.completion_tokens / 2
