@@ -30,6 +30,9 @@ class Budget:
     # Each baseline prompt is run this many times, in rounds: the spread of one prompt's repeats is the
     # run-to-run noise (different prompts decode at different speeds, so their spread is not noise).
     baseline_repeats: int = 2
+    # The verify curve is measured a second time at the user's own depth when their prompts reach this many
+    # times L: attention over the prefix grows with depth, so a short-prefix curve would understate the cost.
+    verify_user_depth_factor: float = 2.0
     # The tuner: other methods probed at the longest draft (the configured one is measured by step 2), prompts
     # per category for each, and the synthetic-acceptance surface as (draft length, mean acceptance length).
     tune_methods: tuple[str, ...] = ()

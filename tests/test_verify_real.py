@@ -17,16 +17,19 @@ import pytest
 from advisor.config import QUICK, CheckConfig
 from advisor.decide.policy import default_policy
 from advisor.demo.synth import write_synthetic_pair
-from advisor.events import StepDone
+from advisor.events import Progress, StepDone
 from advisor.evidence.codec import encode
-from advisor.evidence.schema import Environment
-from advisor.evidence.steps import VerifyEvidence
+from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.schema import Environment, Evidence, StepRecord
+from advisor.evidence.steps import BaselineEvidence, VerifyEvidence
+from advisor.facts.from_evidence import facts_from_evidence
 from advisor.run.arms import Arm, Arms
 from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.environment import read_model
 from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext
 from advisor.steps.verify import VerifyStep
+from advisor.tune.inputs import verify_ratios
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 pytestmark = pytest.mark.engine
@@ -80,3 +83,46 @@ def test_moe_verify_curve_rises_faster_and_tracks_prediction(llama_binary: Any, 
         gaps = [abs(p["ratio"] / p["predicted_ratio"] - 1.0) for p in curve]
         assert statistics.median(gaps) <= TOLERANCE_MEDIAN, curve
         assert max(gaps) <= TOLERANCE_POINT, curve
+
+
+def test_long_prompts_get_a_second_curve_at_their_depth(llama_binary: Any, demo_model: Path, tmp_path: Path) -> None:
+    budget = dataclasses.replace(QUICK, verify_repeats=2, verify_depth_tokens=96)
+    config = CheckConfig(quick=True, draft_max=3, steps=("verify",), budget_override=budget)
+    # The baseline said the user's prompts sit 600 tokens deep: > 2 × 96, so the step measures there too.
+    prior: dict[str, StepEvidence] = {"baseline": BaselineEvidence(context_depth_tokens=600.0)}
+    with ManagedServer(llama_binary, ServerConfig(model=demo_model, threads=2, label="off"), tmp_path) as server:
+        adapter = LlamaCppAdapter(server.base_url)
+        ctx = StepContext(config=config, arms=Arms(off=Arm("off", adapter), on=None),
+                          environment=Environment(model=read_model(demo_model)), workload=plan_workload(config),
+                          policy=default_policy(), prior=prior)
+        events = list(VerifyStep().run(ctx))
+    done = [e for e in events if isinstance(e, StepDone)][-1]
+    assert done.status == "done", done.reason
+    ev = done.evidence
+    assert isinstance(ev, VerifyEvidence) and ev.depth_tokens == 96
+    deep = ev.at_user_depth
+    assert deep is not None and deep.depth_tokens == 600
+    assert [p.k for p in deep.points] == [p.k for p in ev.points] == [1, 2, 3, 4]
+    assert all(p.n == 2 for p in deep.points) and deep.t1_ms and deep.cost_ratio_at_draft_max
+    # The tuner and the facts read the curve at the user's depth, not the short one.
+    assert verify_ratios(ev) == {p.k: p.ratio for p in deep.points}
+    facts = facts_from_evidence(Evidence(environment=ctx.environment,
+                                         steps={"verify": StepRecord("done", evidence=ev)}))
+    assert facts["verify.cost_ratio_at_draft_max"] == deep.cost_ratio_at_draft_max
+    # Progress counts both curves' rounds, so the ETA sees the step's real length.
+    totals = {e.total for e in events if isinstance(e, Progress)}
+    assert totals == {4}
+
+
+def test_short_prompts_keep_one_curve(llama_binary: Any, demo_model: Path, tmp_path: Path) -> None:
+    budget = dataclasses.replace(QUICK, verify_repeats=1, verify_depth_tokens=96)
+    config = CheckConfig(quick=True, draft_max=1, steps=("verify",), budget_override=budget)
+    prior: dict[str, StepEvidence] = {"baseline": BaselineEvidence(context_depth_tokens=150.0)}  # < 2 × 96
+    with ManagedServer(llama_binary, ServerConfig(model=demo_model, threads=2, label="off"), tmp_path) as server:
+        adapter = LlamaCppAdapter(server.base_url)
+        ctx = StepContext(config=config, arms=Arms(off=Arm("off", adapter), on=None),
+                          environment=Environment(model=read_model(demo_model)), workload=plan_workload(config),
+                          policy=default_policy(), prior=prior)
+        done = [e for e in VerifyStep().run(ctx) if isinstance(e, StepDone)][-1]
+    assert isinstance(done.evidence, VerifyEvidence) and done.evidence.points
+    assert done.evidence.at_user_depth is None

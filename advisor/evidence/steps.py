@@ -181,8 +181,21 @@ class VerifyPoint:
 
 
 @dataclass(frozen=True, slots=True)
+class VerifyCurve:
+    """The verify-cost curve measured again at the user's own context depth: attention over a long prefix
+    makes every forward dearer, and the k new tokens' share of it differs from the short-prefix curve."""
+
+    depth_tokens: int
+    compute_ms_per_token: float
+    rejected_samples: int = 0
+    points: tuple[VerifyPoint, ...] = ()
+    cost_ratio_at_draft_max: float | None = None
+    t1_ms: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class VerifyEvidence:
-    """The verify-cost curve at one context depth."""
+    """The verify-cost curve at one context depth, and at the user's depth when their prompts are long."""
 
     depth_tokens: int
     compute_ms_per_token: float
@@ -191,6 +204,15 @@ class VerifyEvidence:
     method: str = "cached-prefix"
     cost_ratio_at_draft_max: float | None = None
     t1_ms: float | None = None
+    at_user_depth: VerifyCurve | None = None
+
+    def for_user(self) -> tuple[tuple[VerifyPoint, ...], float | None]:
+        """The points and the ratio at γ+1 that describe the user's prompts: the curve at their depth when it
+        was measured, else the one at the step's own depth."""
+        deep = self.at_user_depth
+        if deep is not None and deep.points:
+            return deep.points, deep.cost_ratio_at_draft_max
+        return self.points, self.cost_ratio_at_draft_max
 
 
 @dataclass(frozen=True, slots=True)

@@ -234,7 +234,7 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
     if (acc := evidence.acceptance) is not None:
         _acceptance(acc, out)
     if (ver := evidence.verify) is not None:
-        _put(out, "verify.cost_ratio_at_draft_max", ver.cost_ratio_at_draft_max)
+        _put(out, "verify.cost_ratio_at_draft_max", ver.for_user()[1])
     if (tune := evidence.tune) is not None:
         _tune(tune, out)
     if (bat := evidence.batch) is not None:

@@ -82,7 +82,9 @@ def verify_chart(ev: VerifyEvidence) -> dict[str, Any] | None:
     series = []
     measured = [[float(p.k), p.ratio] for p in ev.points if num(p.ratio) is not None]
     predicted = [[float(p.k), p.predicted_ratio] for p in ev.points if num(p.predicted_ratio) is not None]
-    for key, pts in (("verify_measured", measured), ("verify_predicted", predicted)):
+    deep = [[float(p.k), p.ratio] for p in ev.at_user_depth.points if num(p.ratio) is not None] \
+        if ev.at_user_depth is not None else []
+    for key, pts in (("verify_measured", measured), ("verify_predicted", predicted), ("verify_user_depth", deep)):
         if pts:
             series.append({"key": key, "points": pts})
     if not series:

@@ -93,6 +93,7 @@ STRINGS: dict[str, str] = {
     "series.canary_tok_s": "tok/s",
     "series.canary_rate": "acceptance",
     "series.verify_measured": "measured",
+    "series.verify_user_depth": "measured at your prompts' depth",
     "series.verify_predicted": "predicted",
     "series.batch_off_tok_s": "off",
     "series.batch_on_tok_s": "on",

@@ -91,6 +91,7 @@ STRINGS: dict[str, str] = {
     "series.canary_tok_s": "词元/秒",
     "series.canary_rate": "接受率",
     "series.verify_measured": "实测",
+    "series.verify_user_depth": "按您的提示长度实测",
     "series.verify_predicted": "预测",
     "series.batch_off_tok_s": "关闭",
     "series.batch_on_tok_s": "开启",

@@ -25,7 +25,8 @@ def _free(pattern: str, name: str) -> re.Pattern[str]:
 
 
 PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (_p("decode speed of the same prompt varied by {cv}% between repeats"), "同一提示词重复运行之间的解码速度波动了 {cv}%"),
+    (_p("decode speed of the same prompt varied by {cv}% between repeats"),
+     "同一提示词重复运行之间的解码速度波动了 {cv}%"),
     (_p("no request produced a decode time"), "没有任何请求给出解码时间"),
     (_p("bytes per token or peak bandwidth unknown: no MBU"), "每个 token 的字节数或峰值带宽未知：无法计算 MBU"),
     (_p("the server drafted no tokens: is speculation really on?"), "服务器没有起草任何 token：推测解码真的开启了吗？"),

@@ -1,4 +1,5 @@
-"""Step 3 — verify cost: time of one forward over k new tokens at depth L, with speculation off.
+"""Step 3 — verify cost: time of one forward over k new tokens at depth L, with speculation off; measured a
+second time at the user's own depth when their prompts are much longer than L (Budget.verify_user_depth_factor).
 
 Method (engines.md §1.7): cache a prefix of L tokens in a pinned slot, then send prefix + k fresh tokens with
 one token to generate; the server must report `cache_n == L` and `prompt_n == k`, and `prompt_ms` is the
@@ -10,11 +11,12 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
+from dataclasses import replace
 from typing import Any
 
 from advisor.events import Event, Progress, Sample, StepDone, UnitDone
-from advisor.evidence.steps import VerifyEvidence, VerifyPoint
+from advisor.evidence.steps import VerifyCurve, VerifyEvidence, VerifyPoint
 from advisor.evidence.units import VerifyUnit
 from advisor.evidence.warnings import WarningCode
 from advisor.perf.verify import predicted_times_ms
@@ -41,7 +43,7 @@ class VerifyStep:
     title = "Verify cost vs draft length (speculation off)"
 
     def run(self, ctx: StepContext) -> Iterator[Event]:
-        """Prime the prefix, time each k, compare with the prediction."""
+        """Prime the prefix, time each k, compare with the prediction; again at the user's depth if long."""
         t0 = time.monotonic()
         if ctx.arms.off is None:
             yield missing_arm(self.id, "a speculation-off server")
@@ -52,56 +54,97 @@ class VerifyStep:
             yield skipped(self.id, f"{adapter.kind} cannot evaluate a token-array prompt against a cached prefix")
             return
         depth = ctx.config.budget.verify_depth_tokens
-        pool = _token_pool(tokenize, ctx, depth + 64)
+        deep = _user_depth(ctx, adapter, depth)
+        pool = _token_pool(tokenize, ctx, max(depth, deep or 0) + 64)
         if len(pool) < depth + 34:
             yield skipped(self.id, "could not build a long enough token prefix from the prompts")
             return
-        # Two prefills, the second of the prefix shifted by one token (so nothing of the first is reused): the
-        # first also builds the compute graph and warms the caches, so only the faster one estimates c, the
-        # compute cost per token; the second leaves its prefix cached for the timed forwards.
-        compute_ms = math.inf
-        for shift in (0, 1):
-            prefix = pool[shift:shift + depth]
-            prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
-            compute_ms = min(compute_ms, (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1))
-        fresh_pool = pool[depth + 1:]
+        if deep is not None and len(pool) < deep + 34:
+            deep = None  # the prompts do not hold that many tokens after all
         rng = random.Random(ctx.config.seed)
         ks = k_values(ctx.draft_cap)
-        times: dict[int, list[float]] = {k: [] for k in ks}
-        rejected = 0
-        for k in ks:
-            # One unmeasured forward per k: the first batch of a new size builds its compute graph.
-            _one_forward(adapter, prefix, fresh_pool, k, rng)
-        # Rounds over every k in a fresh random order, rather than all repeats of one k in a row: a slow spell
-        # on the machine (another process, a cache flushed by a neighbour) then touches every k alike instead of
-        # shifting one point, and T(1), the denominator of every ratio, is drawn across the whole step.
-        repeats = ctx.config.budget.verify_repeats
-        for round_index in range(repeats):
-            if ctx.cancelled:
-                break
-            for k in rng.sample(ks, len(ks)):
-                value = _one_forward(adapter, prefix, fresh_pool, k, rng)
-                if value is None:
-                    rejected += 1
-                    continue
-                times[k].append(value)
-            yield Progress(self.id, round_index + 1, repeats, f"round {round_index + 1} of {repeats}")
-        for k in ks:
-            if times[k]:
-                yield UnitDone(self.id, f"k={k}", VerifyUnit(k, tuple(times[k])))
-                yield Sample(self.id, "verify_t_ms", float(k), min(times[k]))
+        rounds = ctx.config.budget.verify_repeats * (2 if deep is not None else 1)
+        times, compute_ms, rejected = yield from _curve(adapter, ctx, pool, depth, ks, rng, (0, rounds))
         evidence = summarise(times, compute_ms, ctx, depth, rejected)
+        if deep is not None and not ctx.cancelled:
+            deep_times, deep_c, deep_rejected = yield from _curve(adapter, ctx, pool, deep, ks, rng,
+                                                                  (rounds // 2, rounds))
+            curve = summarise(deep_times, deep_c, ctx, deep, deep_rejected)
+            evidence = replace(evidence, at_user_depth=VerifyCurve(
+                depth_tokens=deep, compute_ms_per_token=deep_c, rejected_samples=deep_rejected,
+                points=curve.points, cost_ratio_at_draft_max=curve.cost_ratio_at_draft_max, t1_ms=curve.t1_ms))
+            for point in curve.points:
+                yield Sample(self.id, "verify_ratio_user_depth", float(point.k), point.ratio)
         for point in evidence.points:
             yield Sample(self.id, "verify_ratio", float(point.k), point.ratio)
             if point.predicted_ratio is not None:
                 yield Sample(self.id, "verify_predicted_ratio", float(point.k), point.predicted_ratio)
         warnings = []
-        if rejected:
+        dropped = evidence.rejected_samples + (evidence.at_user_depth.rejected_samples
+                                               if evidence.at_user_depth is not None else 0)
+        if dropped:
             warnings.append(warn(self.id, WarningCode.CACHE_MISS,
-                                 f"{rejected} samples did not reuse the cached prefix exactly and were dropped"))
+                                 f"{dropped} samples did not reuse the cached prefix exactly and were dropped"))
         yield from warnings
         yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence,
                        elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+
+
+def _user_depth(ctx: StepContext, adapter: Any, depth: int) -> int | None:
+    """The user's own context depth (tokens) when it is long enough to deserve its own curve, capped to what
+    one slot holds; None when the step's depth already describes it."""
+    base = ctx.prior.get("baseline")
+    user = getattr(base, "context_depth_tokens", None)
+    if not user or user < ctx.config.budget.verify_user_depth_factor * depth:
+        return None
+    try:
+        n_ctx = adapter.info().context_size
+    except EngineError:
+        return None
+    room = (n_ctx if isinstance(n_ctx, int) else 0) - (K_LADDER[-1] + 2)  # the longest verify and its answer
+    deep = min(int(user), room)
+    return deep if deep >= ctx.config.budget.verify_user_depth_factor * depth else None
+
+
+def _curve(adapter: Any, ctx: StepContext, pool: list[int], depth: int, ks: list[int], rng: random.Random,
+           rounds: tuple[int, int]) -> Generator[Event, None, tuple[dict[int, list[float]], float, int]]:
+    """Times of each k over a cached prefix of `depth` tokens; `rounds` = (rounds before, rounds in all) for the
+    progress count. Returns (k → samples in ms, compute ms per token, samples rejected)."""
+    # Two prefills, the second of the prefix shifted by one token (so nothing of the first is reused): the
+    # first also builds the compute graph and warms the caches, so only the faster one estimates c, the
+    # compute cost per token; the second leaves its prefix cached for the timed forwards.
+    compute_ms = math.inf
+    for shift in (0, 1):
+        prefix = pool[shift:shift + depth]
+        prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
+        compute_ms = min(compute_ms, (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1))
+    fresh_pool = pool[depth + 1:]
+    times: dict[int, list[float]] = {k: [] for k in ks}
+    rejected = 0
+    for k in ks:
+        # One unmeasured forward per k: the first batch of a new size builds its compute graph.
+        _one_forward(adapter, prefix, fresh_pool, k, rng)
+    # Rounds over every k in a fresh random order, rather than all repeats of one k in a row: a slow spell
+    # on the machine (another process, a cache flushed by a neighbour) then touches every k alike instead of
+    # shifting one point, and T(1), the denominator of every ratio, is drawn across the whole step.
+    before, total = rounds
+    repeats = ctx.config.budget.verify_repeats
+    for round_index in range(repeats):
+        if ctx.cancelled:
+            break
+        for k in rng.sample(ks, len(ks)):
+            value = _one_forward(adapter, prefix, fresh_pool, k, rng)
+            if value is None:
+                rejected += 1
+                continue
+            times[k].append(value)
+        done = before + round_index + 1
+        yield Progress(VerifyStep.id, done, total, f"depth {depth}: round {round_index + 1} of {repeats}")
+    for k in ks:
+        if times[k]:
+            yield UnitDone(VerifyStep.id, f"L={depth} k={k}", VerifyUnit(k, tuple(times[k])))
+            yield Sample(VerifyStep.id, "verify_t_ms", float(k), min(times[k]))
+    return times, compute_ms, rejected
 
 
 def _token_pool(tokenize: Any, ctx: StepContext, need: int) -> list[int]:

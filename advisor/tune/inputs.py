@@ -25,8 +25,9 @@ def run_shapes(per_category: Mapping[str, CategoryAcceptance], k_max: int) -> di
 
 
 def verify_ratios(verify: VerifyEvidence) -> dict[int, float]:
-    """k → T(k)/T(1) as measured."""
-    return {p.k: p.ratio for p in verify.points}
+    """k → T(k)/T(1) as measured, at the user's context depth when that curve was measured."""
+    points, _ = verify.for_user()
+    return {p.k: p.ratio for p in points}
 
 
 def plain_step_ms(baseline: BaselineEvidence) -> float | None:
