@@ -14,7 +14,10 @@ TUNE_KS: tuple[int, ...] = (1, 2, 3, 4, 6, 8, 12, 16)
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """Sizes of each step. Quick keeps a 2-core CPU demo under 5 minutes; full is for real decisions."""
+    """Sizes of each step. Quick keeps a 2-core CPU demo under 5 minutes; full is for real decisions.
+
+    Quick's baseline is 4 prompts × 2 repeats: 8 requests give the median speed, and the 4 repeat pairs the
+    run-to-run noise (4 degrees of freedom: enough to tell a steady machine, ~3%, from a busy one, ≥ 10%)."""
 
     max_tokens: int                  # output tokens per measured request (same for both arms)
     baseline_prompts: int
@@ -45,7 +48,7 @@ class Budget:
     ab_vs_default_pairs: int = 0
 
 
-QUICK = Budget(max_tokens=64, baseline_prompts=6, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
+QUICK = Budget(max_tokens=64, baseline_prompts=4, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
                verify_repeats=3, verify_depth_tokens=256, batch_levels=(1, 2, 4), batch_requests_per_slot=1,
                ab_max_pairs=20, surface_points=((4, 2.5), (16, 4.0)), batch_rounds=3)
 FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, canary_repeats=10, canary_reruns=6,
