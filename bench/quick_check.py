@@ -7,7 +7,8 @@ consecutive quick checks ever end INCONCLUSIVE because of the trap canary.
 data/config folders). From the first run's `DIR/evidence.json`: `reconciliation` (predicted vs measured A/B
 speedup) and the baseline step's MBU against the measured RAM bandwidth; the wall time is the median over the
 runs that finished; `quick_checks_inconclusive_by_canary` counts runs whose verdict was decided by a trap
-branch of rules/measurement-validity.toml (goal: none).
+branch of rules/measurement-validity.toml (goal: none); `quick_checks_decided_by_ab` those whose verdict a
+branch of rules/ab-outcome.toml gave (goal: all).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ WALL = "quick_check_wall_s"
 RECON = "predicted_vs_measured_speedup_rel_err"
 MBU = "mbu_demo_engine"
 CANARY = "quick_checks_inconclusive_by_canary"
-KEYS = (WALL, RECON, MBU, CANARY)
+FROM_AB = "quick_checks_decided_by_ab"
+KEYS = (WALL, RECON, MBU, CANARY, FROM_AB)
 # The branches that withhold a verdict for the engine's memory of earlier prompts (the trap canary).
 TRAP_BRANCHES = ("measurement-validity/trap-inflation", "measurement-validity/trap-unchecked",
                  "measurement-validity/trap-flagged")
@@ -47,6 +49,11 @@ def measure(timeout_s: float = 600.0, keep: Path | None = None, runs: int = 3) -
     by_canary = [r for r in done if r.get("decided_by") in TRAP_BRANCHES]
     finished = [r for r in done if r.get("check_verdict")]
     out[CANARY] = len(by_canary) if finished else None
+    # The done-when of issue 14: every verdict's reason comes from the A/B (a branch of rules/ab-outcome.toml),
+    # not from a validity check that withheld it.
+    out[FROM_AB] = sum(1 for r in done if str(r.get("decided_by") or "").startswith("ab-outcome/")) \
+        if finished else None
+    out[f"{FROM_AB}_note"] = f"of {len(done)} consecutive quick checks (goal: all)"
     out[f"{CANARY}_note"] = (f"{len(done)} consecutive quick checks: " + "; ".join(
         f"{r.get('check_verdict')} by {r.get('decided_by')}" for r in done))
     out["quick_checks"] = [{k: r.get(k) for k in ("check_verdict", "decided_by", "check_status", WALL)}

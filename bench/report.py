@@ -87,6 +87,8 @@ GOALS: tuple[Goal, ...] = (
     Goal("quick_checks_inconclusive_by_canary", "quick checks in a row whose verdict the trap canary withheld",
          "bench/quick_check.py: 3 consecutive `spec-advisor check --quick` runs; verdicts decided by a trap "
          "branch of rules/measurement-validity.toml", "<=", 0.0),
+    Goal("quick_checks_decided_by_ab", "of those quick checks, verdicts given by the A/B (rules/ab-outcome.toml)",
+         "bench/quick_check.py: the same 3 runs; `decided_by` of `check --json` starts with `ab-outcome/`", ">=", 3.0),
     Goal("ab_speedup_fresh_pool", "A/B speedup on a freshly started ON server (ngram-mod, engine defaults)",
          "bench/pool_effect.py: shipped session (acceptance, batch, A/B), ON server restarted before the A/B",
          "report"),
