@@ -147,8 +147,10 @@ class RunView(QWidget):
 
     def _set_status(self, key: str | None, error: bool = False, **values: Any) -> None:
         self._status_text = (key, values) if key else None
-        self.status.setObjectName("error" if error else "muted")
-        self.status.setStyleSheet("")  # re-polish for the new object name
+        name = "error" if error else "muted"
+        if self.status.objectName() != name:
+            self.status.setObjectName(name)
+            self.status.setStyleSheet("")  # re-polish for the new object name
         self.status.setText(tr(key, **values) if key else "")
 
     def retranslate(self) -> None:

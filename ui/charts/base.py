@@ -143,30 +143,37 @@ class LiveChart(pg.PlotWidget):
         if not force and shown is not None and shown[0] <= lo and hi <= shown[1]:
             return  # every point is in view: the axes stay as they are
         span = hi - lo if hi > lo else max(abs(hi), 1.0)
-        self._x_range = (lo, hi + headroom * span) if hi > lo or headroom else (lo - 0.5, hi + 0.5)
-        self.getPlotItem().getViewBox().setXRange(*self._x_range, padding=0.02)
+        wanted = (lo, hi + headroom * span) if hi > lo or headroom else (lo - 0.5, hi + 0.5)
+        if wanted == shown:
+            return  # a range set again would still regenerate the axes and repaint the chart
+        self._x_range = wanted
+        self.getPlotItem().getViewBox().setXRange(*wanted, padding=0.02)
 
     def reset(self) -> None:
-        """Forget all data (a new check starts)."""
+        """Forget all data (a new check starts). Only the title can have changed: axis labels and legend stay
+        (re-laying out ten charts' HTML labels froze the window for ~0.3 s at the start of a check)."""
         for ring in self.rings.values():
             ring.clear()
         self._x_range = None
-        self._suffix = ""
-        self.retranslate()
+        self.set_suffix("")
 
     def set_suffix(self, text: str) -> None:
         """A short result after the title, e.g. 'MBU 61%'."""
-        self._suffix = text
-        self.retranslate()
+        if text != self._suffix:
+            self._suffix = text
+            self._set_title()
+
+    def _set_title(self) -> None:
+        # Two lines: the short title, then the step's headline result (or a blank line to keep plots aligned).
+        title = (f"<b>{tr(self._keys[0])}</b><br><span style='color:{theme.MUTED}'>"
+                 f"{html.escape(self._suffix) or '&nbsp;'}</span>")
+        self.getPlotItem().setTitle(title, size="9pt", color=theme.TEXT)
 
     def retranslate(self) -> None:
         """Re-read title, axis labels and legend in the current language."""
-        title_key, x_key, y_key = self._keys
-        # Two lines: the short title, then the step's headline result (or a blank line to keep plots aligned).
-        title = (f"<b>{tr(title_key)}</b><br><span style='color:{theme.MUTED}'>"
-                 f"{html.escape(self._suffix) or '&nbsp;'}</span>")
+        _, x_key, y_key = self._keys
+        self._set_title()
         item = self.getPlotItem()
-        item.setTitle(title, size="9pt", color=theme.TEXT)
         item.setLabel("bottom", tr(x_key), color=theme.MUTED, **{"font-size": "8pt"})
         item.setLabel("left", tr(y_key), color=theme.MUTED, **{"font-size": "8pt"})
         self._rebuild_legend()
