@@ -33,7 +33,8 @@ THIN_ABOVE = 2000
 X_HEADROOM = 0.25  # when the points pass the right edge, the x range grows by a quarter of the span
 GRID_COLOUR = "#e6e9ee"  # opaque: what the former 15 % black grid looked like on the white plot
 LEGEND_ROW = 5      # PlotItem's grid: 0 title, 1 top axis, 2 plot, 3 bottom axis; 4 is free, 5 below it all
-LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart
+LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart when their labels are short:
+LEGEND_LABEL_FITS = 16  # at most this many Latin characters (a Chinese one counts as two) at 8 pt
 
 
 class LiveChart(pg.PlotWidget):
@@ -68,6 +69,10 @@ class LiveChart(pg.PlotWidget):
         self.legend = pg.LegendItem(offset=None, labelTextSize="8pt", labelTextColor=theme.TEXT, verSpacing=-6,
                                     colCount=LEGEND_COLUMNS)
         item.layout.addItem(self.legend, LEGEND_ROW, 1, QtCore.Qt.AlignmentFlag.AlignLeft)
+        # Neither the legend nor the title may widen the plot beyond the chart: a long label once pushed the
+        # right end of every axis (and its last points) out of view. A long one is cut at the chart's edge.
+        self.legend.setMinimumWidth(1)
+        item.titleLabel.setMinimumWidth(1)
         del legend_offset  # kept in the signature for callers written when the legend floated over the plot
         self.setMinimumSize(220, 170)
         self.retranslate()
@@ -180,9 +185,12 @@ class LiveChart(pg.PlotWidget):
 
     def _rebuild_legend(self) -> None:
         self.legend.clear()
-        labelled = [(key, item) for key, item in self.items.items() if self._labels.get(key)]
-        for key, item in labelled:
-            self.legend.addItem(item, tr(self._labels[key]))
+        labelled = [(item, tr(self._labels[key])) for key, item in self.items.items() if self._labels.get(key)]
+        # Side by side when the labels are short enough to fit half the narrowest chart, else one a line.
+        self.legend.setColumnCount(LEGEND_COLUMNS if all(_width(t) <= LEGEND_LABEL_FITS
+                                                         for _, t in labelled) else 1)
+        for item, text in labelled:
+            self.legend.addItem(item, text)
         self.legend.setVisible(bool(labelled))
 
     # Subclasses route events; the defaults ignore them.
@@ -191,6 +199,11 @@ class LiveChart(pg.PlotWidget):
 
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         """The step ended: draw the final state from its evidence (also used to replay saved runs)."""
+
+
+def _width(text: str) -> int:
+    """Rough width of a label in Latin characters: CJK characters are about twice as wide."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def num(value: Any) -> float | None:
