@@ -34,13 +34,15 @@ X_HEADROOM = 0.25  # when the points pass the right edge, the x range grows by a
 GRID_COLOUR = "#e6e9ee"  # opaque: what the former 15 % black grid looked like on the white plot
 LEGEND_ROW = 5      # PlotItem's grid: 0 title, 1 top axis, 2 plot, 3 bottom axis; 4 is free, 5 below it all
 LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart when their labels are short:
-LEGEND_LABEL_FITS = 16  # at most this many Latin characters (a Chinese one counts as two) at 8 pt
+LEGEND_LABEL_FITS = 14  # at most this many Latin characters (a Chinese one counts as two) at 8 pt, in a
+# chart one grid column wide (ui/charts/panel.py); a chart two columns wide fits twice as many
 
 
 class LiveChart(pg.PlotWidget):
     """One chart: title, axis labels and legend from string keys; named series backed by rings."""
 
     steps: tuple[str, ...] = ()
+    columns = 1  # grid columns the chart spans in the panel (its legend labels may be this many times longer)
 
     def __init__(self, title_key: str, x_key: str, y_key: str, parent: QWidget | None = None,
                  legend_offset: tuple[int, int] = (6, 4)) -> None:
@@ -70,9 +72,11 @@ class LiveChart(pg.PlotWidget):
                                     colCount=LEGEND_COLUMNS)
         item.layout.addItem(self.legend, LEGEND_ROW, 1, QtCore.Qt.AlignmentFlag.AlignLeft)
         # Neither the legend nor the title may widen the plot beyond the chart: a long label once pushed the
-        # right end of every axis (and its last points) out of view. A long one is cut at the chart's edge.
+        # right end of every axis (and its last points) out of view. The title spans the whole chart rather
+        # than the plot's column (the left axis takes ~50 px of a 270 px chart); a long legend is cut.
         self.legend.setMinimumWidth(1)
-        item.titleLabel.setMinimumWidth(1)
+        item.layout.removeItem(item.titleLabel)
+        item.layout.addItem(item.titleLabel, 0, 0, 1, 3)
         del legend_offset  # kept in the signature for callers written when the legend floated over the plot
         self.setMinimumSize(220, 170)
         self.retranslate()
@@ -187,8 +191,8 @@ class LiveChart(pg.PlotWidget):
         self.legend.clear()
         labelled = [(item, tr(self._labels[key])) for key, item in self.items.items() if self._labels.get(key)]
         # Side by side when the labels are short enough to fit half the narrowest chart, else one a line.
-        self.legend.setColumnCount(LEGEND_COLUMNS if all(_width(t) <= LEGEND_LABEL_FITS
-                                                         for _, t in labelled) else 1)
+        fits = LEGEND_LABEL_FITS * self.columns
+        self.legend.setColumnCount(LEGEND_COLUMNS if all(_width(t) <= fits for _, t in labelled) else 1)
         for item, text in labelled:
             self.legend.addItem(item, text)
         self.legend.setVisible(bool(labelled))

@@ -23,8 +23,8 @@ from ui.charts.tuner import SurfaceChart, TunerChart
 from ui.charts.verify import VerifyChart
 
 log = logging.getLogger(__name__)
-COLUMNS = 4  # 4 × 3 fits the charts of a 1440 × 900 window at a readable size (each ≥ MIN_CHART_W wide)
-WIDE = 2     # the last row: the A/B (the chart the verdict rests on) and telemetry, two columns each
+COLUMNS = 4  # 4 × 3 fits the charts of a 1440 × 900 window at a readable size (the A/B, which the verdict
+# rests on, and telemetry span two columns each: LiveChart.columns)
 REDRAW_HZ = 15  # fast enough to look live, slow enough that a 2-core machine keeps measuring undisturbed
 # Qt paints every widget made dirty in one event loop turn in a single pass, so ten charts changed at once
 # (the end of a check fits every x range, the first show paints every chart) froze the window for
@@ -50,12 +50,12 @@ class ChartPanel(QScrollArea):
         grid = QGridLayout(body)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(8)
-        narrow = self.charts[:-2]
-        for i, chart in enumerate(narrow):
-            grid.addWidget(chart, i // COLUMNS, i % COLUMNS)
-        last = (len(narrow) + COLUMNS - 1) // COLUMNS
-        for i, chart in enumerate(self.charts[-2:]):
-            grid.addWidget(chart, last, i * WIDE, 1, WIDE)
+        row = col = 0
+        for chart in self.charts:  # in step order; the A/B and telemetry are two columns wide
+            if col + chart.columns > COLUMNS:
+                row, col = row + 1, 0
+            grid.addWidget(chart, row, col, 1, chart.columns)
+            col += chart.columns
         for col in range(COLUMNS):
             grid.setColumnStretch(col, 1)
         self.setWidget(body)
