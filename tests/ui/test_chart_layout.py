@@ -29,3 +29,16 @@ def test_long_legend_labels_go_one_a_line(qtbot) -> None:  # type: ignore[no-unt
     long.add_series("b", "series.roofline", theme.GREY)  # "roofline (bandwidth limit)"
     assert short.legend.columnCount == 2
     assert long.legend.columnCount == 1
+
+
+def test_run_warnings_follow_a_language_switch(window) -> None:  # type: ignore[no-untyped-def]
+    from advisor.events import QualityWarning
+    from advisor.evidence.warnings import WarningCode
+    from ui.strings import set_language
+
+    message = "decode speed of the same prompt varied by 43% between repeats"
+    window.run_view.handle(QualityWarning(step="baseline", code=WarningCode.NOISY, message=message))
+    assert window.run_view.warnings.item(0).text() == f"⚠ {message}"
+    set_language("zh")
+    window.run_view.retranslate()
+    assert window.run_view.warnings.item(0).text() == "⚠ 同一提示词重复运行之间的解码速度波动了 43%"
