@@ -1,13 +1,17 @@
 """GUI benchmark (not a test): chart redraw cost and GUI-thread stalls during a real quick check.
 
     QT_QPA_PLATFORM=offscreen .venv/bin/python bench/gui_bench.py [--skip-check] [--steps baseline,ab]
-        [--json-out FILE] [--screenshot-during FILE --shot-after-pairs N]
+        [--json-out FILE] [--screenshot-during FILE --shot-after-pairs N] [--diagnose]
 
 1. Redraw: six LiveCharts × 10k points each, every series dirty, `refresh()` + a synchronous repaint;
    median and p90 over 40 rounds, in ms.
 2. Stall: a 20 ms QTimer heartbeat on the GUI thread while the demo engine runs a quick check through the
-   window's button, until the verdict is shown and TAIL_S after; lateness = how much later than scheduled
-   each beat fired. The longest lateness is the longest time the window could not respond.
+   window's button (pressed once the window is shown and its probes have reported), until the verdict is
+   shown and TAIL_S after; lateness = how much later than scheduled each beat fired. The longest lateness
+   is the longest time the window could not respond.
+3. `--diagnose`: a watchdog thread samples the GUI thread's Python stack every few ms while a beat is more
+   than DIAGNOSE_LATE_MS late, and prints the worst stalls with the frames they spent their time in (the
+   samples measure where the GUI thread was, so a stall inside one C++ call shows that call's Python caller).
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ import json
 import os
 import statistics
 import sys
+import threading
 import time
+import traceback
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +37,67 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 
 from advisor.events import Sample
 from ui import theme
-from ui.app import application, build_window
+from ui.app import application, build_window, settle
 from ui.charts.base import LiveChart
 
 POINTS = 10_000
 CHARTS = 6
 HEARTBEAT_MS = 20
 TAIL_S = 1.0  # heartbeat after the window has shown the verdict: its first paints count too
+DIAGNOSE_LATE_MS = 40  # a beat this late starts sampling the GUI thread's stack
+SAMPLE_EVERY_S = 0.005
+
+
+class StallWatch(threading.Thread):
+    """Samples the GUI thread's Python stack while a heartbeat is overdue; one record per stall."""
+
+    def __init__(self, gui_ident: int) -> None:
+        super().__init__(daemon=True)
+        self.gui_ident = gui_ident
+        self.last_beat = time.monotonic()
+        self.stalls: list[tuple[float, float, Counter[tuple[str, ...]]]] = []  # (at_s, late_ms, stack counts)
+        self._halt = threading.Event()
+        self._t0 = time.monotonic()
+
+    def beat(self) -> None:
+        """Called by the heartbeat on the GUI thread."""
+        self.last_beat = time.monotonic()
+
+    def run(self) -> None:
+        overdue = (HEARTBEAT_MS + DIAGNOSE_LATE_MS) / 1000
+        while not self._halt.wait(SAMPLE_EVERY_S):
+            since = self.last_beat
+            if time.monotonic() - since < overdue:
+                continue
+            stacks: Counter[tuple[str, ...]] = Counter()
+            while self.last_beat == since and not self._halt.is_set():
+                frame = sys._current_frames().get(self.gui_ident)
+                if frame is not None:
+                    stacks[tuple(f"{Path(fs.filename).name}:{fs.lineno} {fs.name}"
+                                 for fs in traceback.extract_stack(frame))] += 1
+                time.sleep(SAMPLE_EVERY_S)
+            late_ms = (time.monotonic() - since) * 1000 - HEARTBEAT_MS
+            self.stalls.append((since - self._t0, late_ms, stacks))
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join(2)
+
+    def report(self, top: int = 6, share: float = 0.10) -> str:
+        """The `top` worst stalls, each as a tree of the frames that held at least `share` of its samples."""
+        lines = []
+        for at_s, late_ms, stacks in sorted(self.stalls, key=lambda s: -s[1])[:top]:
+            total = sum(stacks.values())
+            lines.append(f"— stall at {at_s:.1f} s: {late_ms:.0f} ms late, {total} samples")
+            tree: dict[tuple[str, ...], int] = Counter()
+            for stack, n in stacks.items():
+                for depth in range(1, len(stack) + 1):
+                    tree[stack[:depth]] += n
+            for path, n in sorted(tree.items()):  # prefix order: a frame is followed by its callees
+                # The bench's own frames (module, main, bench_check) are the same in every sample.
+                if n >= share * total and len(path) > 3:
+                    lines.append(f"  {100 * n / total:3.0f}% {'  ' * (len(path) - 4)}{path[-1]}")
+        return "\n".join(lines)
 
 
 def bench_redraw(rounds: int = 40) -> dict[str, float]:
@@ -74,19 +135,23 @@ def bench_redraw(rounds: int = 40) -> dict[str, float]:
 
 
 def bench_check(steps: tuple[str, ...], shot: Path | None, shot_after_pairs: int,
-                timeout_s: float = 900) -> dict[str, Any]:
+                timeout_s: float = 900, diagnose: bool = False) -> dict[str, Any]:
     """Run a quick check through the window, measuring heartbeat lateness on the GUI thread."""
     app = application()
     window = build_window(lang="en")
     window.resize(1440, 900)
     window.show()
     window.start_view.form.steps = steps  # type: ignore[assignment]
+    settle(window)  # the window is up and its probes have reported before the user can press the button
     late: list[float] = []
     clock = QElapsedTimer()
     clock.start()
     last = [clock.elapsed()]
+    watch = StallWatch(threading.get_ident()) if diagnose else None
 
     def beat() -> None:
+        if watch is not None:
+            watch.beat()
         now = clock.elapsed()
         late.append(max(0.0, now - last[0] - HEARTBEAT_MS))
         last[0] = now
@@ -103,9 +168,13 @@ def bench_check(steps: tuple[str, ...], shot: Path | None, shot_after_pairs: int
             window.run_view.charts.redraw()
             shot_taken[0] = bool(window.grab().save(str(shot), "PNG"))
             last[0] = clock.elapsed()  # the grab itself is not a stall the user would see
+            if watch is not None:
+                watch.beat()
 
     window.controller.received.connect(maybe_shoot)
     t0 = time.monotonic()
+    if watch is not None:
+        watch.start()
     heartbeat.start()
     window.start_view.button.click()
     while (window.controller.running or window.controller.session is None) and time.monotonic() - t0 < timeout_s:
@@ -126,12 +195,16 @@ def bench_check(steps: tuple[str, ...], shot: Path | None, shot_after_pairs: int
             app.processEvents()
             time.sleep(0.01)
     heartbeat.stop()
+    if watch is not None:
+        watch.stop()
+        print(watch.report(), flush=True)
     done = window.controller.last_done
     window.controller.wait(60_000)
     window.close()
     late.sort()
     return {"check_status": done.status if done else "none", "check_s": time.monotonic() - t0,
-            "verdict": (done.verdict or {}).get("verdict") if done else None, "heartbeats": len(late),
+            "verdict": (done.verdict or {}).get("verdict") if done else None,
+            "check_message": done.message if done else None, "heartbeats": len(late),
             "stall_max_ms": late[-1] if late else None,
             "stall_p99_ms": late[int(0.99 * (len(late) - 1))] if late else None,
             "screenshot": str(shot) if shot_taken[0] else None}
@@ -144,17 +217,20 @@ def main() -> int:
     parser.add_argument("--json-out", type=Path)
     parser.add_argument("--screenshot-during", type=Path, help="grab the window mid-A/B")
     parser.add_argument("--shot-after-pairs", type=int, default=12)
+    parser.add_argument("--diagnose", action="store_true", help="print the GUI thread's stacks in stalls")
     args = parser.parse_args()
     result: dict[str, Any] = bench_redraw()
     print(f"redraw {CHARTS} plots × {POINTS} points: median {result['redraw_median_ms']:.1f} ms, "
           f"p90 {result['redraw_p90_ms']:.1f} ms")
     if not args.skip_check:
         steps = tuple(s.strip() for s in args.steps.split(",") if s.strip())
-        check = bench_check(steps, args.screenshot_during, args.shot_after_pairs)
+        check = bench_check(steps, args.screenshot_during, args.shot_after_pairs, diagnose=args.diagnose)
         result.update(check)
         print(f"quick check ({check['check_status']}, {check['check_s']:.0f} s, verdict {check['verdict']}): "
               f"longest GUI stall {check['stall_max_ms']:.0f} ms, p99 {check['stall_p99_ms']:.0f} ms "
               f"over {check['heartbeats']} heartbeats of {HEARTBEAT_MS} ms")
+        if check["check_message"]:
+            print(f"check message: {check['check_message']}")
     if args.json_out:
         args.json_out.write_text(json.dumps(result, indent=1))
     return 0

@@ -59,9 +59,9 @@ def settle(window: MainWindow, timeout_ms: int = PROBE_WAIT_MS) -> None:
     app = application()
     clock = QElapsedTimer()
     clock.start()
-    while window.busy() and clock.elapsed() < timeout_ms:
+    while (window.busy() or window.finishing()) and clock.elapsed() < timeout_ms:
         app.processEvents()
-        window.start_view.jobs.wait(50)
+        window.start_view.jobs.wait(20)
     for _ in range(5):
         app.processEvents()
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QTimer
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -90,6 +91,7 @@ class MainWindow(QMainWindow):
         self._build()
         self._wire()
         self.current_run: RunData | None = None
+        self._steps_left = 0  # the end of a check: turns queued by `_prepared` not yet run
         self.retranslate()
         self.show_view("start")
         self.nav["verdict"].setEnabled(False)
@@ -141,7 +143,9 @@ class MainWindow(QMainWindow):
     def _started(self, session: Session) -> None:
         self.start_view.set_running(True)
         self.run_view.begin(session)
-        self.show_view("run")
+        # Shown on the next turn: the click (which built the session) and the first paint of the run view
+        # are then two short stalls instead of one long one.
+        QTimer.singleShot(0, self, lambda: self.show_view("run"))
 
     def _finished(self, done: SessionDone) -> None:
         """The check ended: the run view says so at once; the report and the history list are built on a
@@ -159,15 +163,28 @@ class MainWindow(QMainWindow):
                          lambda exc: log.error("preparing the end of the check failed: %s", exc))
 
     def _prepared(self, prepared: Prepared, show: bool) -> None:
+        """Fill the verdict view now; switch to it and fill the history on later turns, so the window paints
+        in between (each of these is a short stall, all three at once were not)."""
+        self._steps_left += 2
         if prepared.run is not None:
             self._show_report(prepared.run, prepared.report, prepared.report_error)
-            if show and prepared.report is not None:
+        to_verdict = show and prepared.run is not None and prepared.report is not None
+
+        def switch() -> None:
+            self._steps_left -= 1
+            if to_verdict:
                 self.show_view("verdict", refresh_history=False)
-        self.history_view.show_runs(prepared.runs)
+
+        def history() -> None:
+            self._steps_left -= 1
+            self.history_view.show_runs(prepared.runs)
+
+        QTimer.singleShot(0, self, switch)
+        QTimer.singleShot(0, self, history)
 
     def finishing(self) -> bool:
-        """True while the end of a check is still being prepared (tests and benchmarks wait for it)."""
-        return self.jobs.pending > 0
+        """True while the end of a check is still being prepared or shown (tests and benchmarks wait)."""
+        return self.jobs.pending > 0 or self._steps_left > 0 or self.run_view.charts.settling
 
     # — saved runs —
     def open_path(self, path: str) -> bool:

@@ -36,11 +36,13 @@ class RunView(QWidget):
         self.status.setWordWrap(True)
         self.overall = QLabel("")  # elapsed and remaining time of the whole run
         self.overall.setObjectName("muted")
+        self.overall.setWordWrap(True)  # "49/66 units · 31:18 elapsed · about 17:01 left" is wider than the side
         self.eta: EtaTracker | None = None
         self._final: Estimate | None = None
         self.warnings = QListWidget()
         self.warnings.setWordWrap(True)
         self.warnings.setMaximumHeight(150)
+        self._warning_messages: list[str] = []  # as the core wrote them (English): re-shown on a language switch
         self.cancel_button = QPushButton()
         self.cancel_button.clicked.connect(self._cancel)
         self.verdict_button = QPushButton()
@@ -73,7 +75,7 @@ class RunView(QWidget):
         """A check starts: reset the list and charts, enable Cancel."""
         config = session.config
         self.steps.set_steps(["preflight", *config.steps])
-        self.warnings.clear()
+        self._clear_warnings()
         policy = session.policy
         self.charts.start(policy, list(policy_for(policy.ab, config.budget.ab_max_pairs).looks))
         self._set_status("run.starting")
@@ -93,7 +95,7 @@ class RunView(QWidget):
         elif isinstance(event, Progress):
             self.steps.progress(event.step, event.done, event.total, event.message)
         elif isinstance(event, QualityWarning):
-            self.warnings.addItem(f"⚠ {step_warning(language(), event.message)}")
+            self._add_warning(event.message)
         elif isinstance(event, StepDone):
             self.steps.finish(event.step, event.status, event.elapsed_s, event.reason)
         self.charts.handle(event)
@@ -120,14 +122,22 @@ class RunView(QWidget):
         self.steps.set_steps(list(evidence.steps))
         for step, record in evidence.steps.items():
             self.steps.finish(step, record.status, record.elapsed_s, record.reason)
-        self.warnings.clear()
+        self._clear_warnings()
         self.eta, self._final = None, None
         self.overall.setText("")
         for w in evidence.warnings(finished_only=False):
-            self.warnings.addItem(f"⚠ {step_warning(language(), w.message)}")
+            self._add_warning(w.message)
         self.charts.replay(evidence)
         self._set_status(None)
         self._set_buttons(running=False, has_verdict=True)
+
+    def _add_warning(self, message: str) -> None:
+        self._warning_messages.append(message)
+        self.warnings.addItem(f"⚠ {step_warning(language(), message)}")
+
+    def _clear_warnings(self) -> None:
+        self._warning_messages.clear()
+        self.warnings.clear()
 
     def _show_overall(self) -> None:
         """Refresh the run's elapsed time and the estimate of what is left (once there is a rate)."""
@@ -147,8 +157,10 @@ class RunView(QWidget):
 
     def _set_status(self, key: str | None, error: bool = False, **values: Any) -> None:
         self._status_text = (key, values) if key else None
-        self.status.setObjectName("error" if error else "muted")
-        self.status.setStyleSheet("")  # re-polish for the new object name
+        name = "error" if error else "muted"
+        if self.status.objectName() != name:
+            self.status.setObjectName(name)
+            self.status.setStyleSheet("")  # re-polish for the new object name
         self.status.setText(tr(key, **values) if key else "")
 
     def retranslate(self) -> None:
@@ -162,4 +174,7 @@ class RunView(QWidget):
             key, values = self._status_text
             self.status.setText(tr(key, **values))
         self.steps.refresh()
+        self.warnings.clear()
+        for message in self._warning_messages:
+            self.warnings.addItem(f"⚠ {step_warning(language(), message)}")
         self.charts.retranslate()

@@ -115,13 +115,20 @@ class StepList(QWidget):
 
     def _paint(self, row: _Row) -> None:
         colour = theme.STATUS_COLOUR[row.state]
-        row.glyph.setText(theme.STATUS_GLYPH[row.state])
-        row.glyph.setStyleSheet(f"color: {colour}; font-weight: 700;")
-        row.title.setText(tr(f"step.{row.step}"))
-        row.title.setStyleSheet("font-weight: 600;" if row.state == "running" else "")
-        row.status.setText(tr(f"status.{row.state}"))
-        row.status.setStyleSheet(f"color: {colour};")
-        row.status.setToolTip(row.reason)
+        _set(row.glyph, theme.STATUS_GLYPH[row.state], f"color: {colour}; font-weight: 700;")
+        _set(row.title, tr(f"step.{row.step}"), "font-weight: 600;" if row.state == "running" else "")
+        _set(row.status, tr(f"status.{row.state}"), f"color: {colour};")
+        if row.status.toolTip() != row.reason:
+            row.status.setToolTip(row.reason)
         seconds = row.elapsed if row.elapsed is not None else (
             time.monotonic() - row.started if row.state == "running" and row.started else None)
-        row.time.setText(tr("run.elapsed", s=f"{seconds:.0f}") if seconds is not None else "")
+        _set(row.time, tr("run.elapsed", s=f"{seconds:.0f}") if seconds is not None else "", None)
+
+
+def _set(label: QLabel, text: str, style: str | None) -> None:
+    """Change a label only where it differs: a style sheet set again re-polishes the label and re-lays out the
+    grid, which the 1 Hz clock would otherwise do for every row."""
+    if label.text() != text:
+        label.setText(text)
+    if style is not None and label.styleSheet() != style:
+        label.setStyleSheet(style)

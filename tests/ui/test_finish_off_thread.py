@@ -93,3 +93,14 @@ def test_a_report_that_cannot_be_built_is_a_message(window, qtbot, saved_run: Pa
     qtbot.waitUntil(lambda: not window.finishing(), timeout=30_000)
     assert "damaged evidence" in window.start_view.error.text()
     assert window.current_view() != "verdict"
+
+
+def test_a_started_check_shows_the_run_view_on_the_next_turn(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    # The click that builds the session and the first paint of the run view are two turns, not one.
+    window.show()
+    session = Session(CheckConfig(quick=True))
+    window._started(session)
+    assert window.current_view() == "start"
+    qtbot.waitUntil(lambda: window.current_view() == "run", timeout=10_000)
+    assert window.run_view.running and next(iter(window.run_view.steps.rows)) == "preflight"
+    window.run_view.charts.stop()  # no session thread runs here: stop the sampler the start began

@@ -17,6 +17,7 @@ class ABChart(LiveChart):
     """Log-free speedup axis; values above the green line are wins worth switching on for."""
 
     steps = ("ab",)
+    columns = 2
 
     def __init__(self) -> None:
         super().__init__("chart.ab", "axis.pair", "axis.speedup")

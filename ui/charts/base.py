@@ -33,13 +33,16 @@ THIN_ABOVE = 2000
 X_HEADROOM = 0.25  # when the points pass the right edge, the x range grows by a quarter of the span
 GRID_COLOUR = "#e6e9ee"  # opaque: what the former 15 % black grid looked like on the white plot
 LEGEND_ROW = 5      # PlotItem's grid: 0 title, 1 top axis, 2 plot, 3 bottom axis; 4 is free, 5 below it all
-LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart
+LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart when their labels are short:
+LEGEND_LABEL_FITS = 14  # at most this many Latin characters (a Chinese one counts as two) at 8 pt, in a
+# chart one grid column wide (ui/charts/panel.py); a chart two columns wide fits twice as many
 
 
 class LiveChart(pg.PlotWidget):
     """One chart: title, axis labels and legend from string keys; named series backed by rings."""
 
     steps: tuple[str, ...] = ()
+    columns = 1  # grid columns the chart spans in the panel (its legend labels may be this many times longer)
 
     def __init__(self, title_key: str, x_key: str, y_key: str, parent: QWidget | None = None,
                  legend_offset: tuple[int, int] = (6, 4)) -> None:
@@ -68,6 +71,12 @@ class LiveChart(pg.PlotWidget):
         self.legend = pg.LegendItem(offset=None, labelTextSize="8pt", labelTextColor=theme.TEXT, verSpacing=-6,
                                     colCount=LEGEND_COLUMNS)
         item.layout.addItem(self.legend, LEGEND_ROW, 1, QtCore.Qt.AlignmentFlag.AlignLeft)
+        # Neither the legend nor the title may widen the plot beyond the chart: a long label once pushed the
+        # right end of every axis (and its last points) out of view. The title spans the whole chart rather
+        # than the plot's column (the left axis takes ~50 px of a 270 px chart); a long legend is cut.
+        self.legend.setMinimumWidth(1)
+        item.layout.removeItem(item.titleLabel)
+        item.layout.addItem(item.titleLabel, 0, 0, 1, 3)
         del legend_offset  # kept in the signature for callers written when the legend floated over the plot
         self.setMinimumSize(220, 170)
         self.retranslate()
@@ -143,39 +152,49 @@ class LiveChart(pg.PlotWidget):
         if not force and shown is not None and shown[0] <= lo and hi <= shown[1]:
             return  # every point is in view: the axes stay as they are
         span = hi - lo if hi > lo else max(abs(hi), 1.0)
-        self._x_range = (lo, hi + headroom * span) if hi > lo or headroom else (lo - 0.5, hi + 0.5)
-        self.getPlotItem().getViewBox().setXRange(*self._x_range, padding=0.02)
+        wanted = (lo, hi + headroom * span) if hi > lo or headroom else (lo - 0.5, hi + 0.5)
+        if wanted == shown:
+            return  # a range set again would still regenerate the axes and repaint the chart
+        self._x_range = wanted
+        self.getPlotItem().getViewBox().setXRange(*wanted, padding=0.02)
 
     def reset(self) -> None:
-        """Forget all data (a new check starts)."""
+        """Forget all data (a new check starts). Only the title can have changed: axis labels and legend stay
+        (re-laying out ten charts' HTML labels froze the window for ~0.3 s at the start of a check)."""
         for ring in self.rings.values():
             ring.clear()
         self._x_range = None
-        self._suffix = ""
-        self.retranslate()
+        self.set_suffix("")
 
     def set_suffix(self, text: str) -> None:
         """A short result after the title, e.g. 'MBU 61%'."""
-        self._suffix = text
-        self.retranslate()
+        if text != self._suffix:
+            self._suffix = text
+            self._set_title()
+
+    def _set_title(self) -> None:
+        # Two lines: the short title, then the step's headline result (or a blank line to keep plots aligned).
+        title = (f"<b>{tr(self._keys[0])}</b><br><span style='color:{theme.MUTED}'>"
+                 f"{html.escape(self._suffix) or '&nbsp;'}</span>")
+        self.getPlotItem().setTitle(title, size="9pt", color=theme.TEXT)
 
     def retranslate(self) -> None:
         """Re-read title, axis labels and legend in the current language."""
-        title_key, x_key, y_key = self._keys
-        # Two lines: the short title, then the step's headline result (or a blank line to keep plots aligned).
-        title = (f"<b>{tr(title_key)}</b><br><span style='color:{theme.MUTED}'>"
-                 f"{html.escape(self._suffix) or '&nbsp;'}</span>")
+        _, x_key, y_key = self._keys
+        self._set_title()
         item = self.getPlotItem()
-        item.setTitle(title, size="9pt", color=theme.TEXT)
         item.setLabel("bottom", tr(x_key), color=theme.MUTED, **{"font-size": "8pt"})
         item.setLabel("left", tr(y_key), color=theme.MUTED, **{"font-size": "8pt"})
         self._rebuild_legend()
 
     def _rebuild_legend(self) -> None:
         self.legend.clear()
-        labelled = [(key, item) for key, item in self.items.items() if self._labels.get(key)]
-        for key, item in labelled:
-            self.legend.addItem(item, tr(self._labels[key]))
+        labelled = [(item, tr(self._labels[key])) for key, item in self.items.items() if self._labels.get(key)]
+        # Side by side when the labels are short enough to fit half the narrowest chart, else one a line.
+        fits = LEGEND_LABEL_FITS * self.columns
+        self.legend.setColumnCount(LEGEND_COLUMNS if all(_width(t) <= fits for _, t in labelled) else 1)
+        for item, text in labelled:
+            self.legend.addItem(item, text)
         self.legend.setVisible(bool(labelled))
 
     # Subclasses route events; the defaults ignore them.
@@ -184,6 +203,11 @@ class LiveChart(pg.PlotWidget):
 
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         """The step ended: draw the final state from its evidence (also used to replay saved runs)."""
+
+
+def _width(text: str) -> int:
+    """Rough width of a label in Latin characters: CJK characters are about twice as wide."""
+    return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
 def num(value: Any) -> float | None:

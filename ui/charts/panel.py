@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QGridLayout, QWidget
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QWidget
 
 from advisor.decide.policy import Policy
 from advisor.events import Event, Sample, StepDone
@@ -22,12 +23,20 @@ from ui.charts.tuner import SurfaceChart, TunerChart
 from ui.charts.verify import VerifyChart
 
 log = logging.getLogger(__name__)
-COLUMNS = 5
+COLUMNS = 4  # 4 × 3 fits the charts of a 1440 × 900 window at a readable size (the A/B, which the verdict
+# rests on, and telemetry span two columns each: LiveChart.columns)
 REDRAW_HZ = 15  # fast enough to look live, slow enough that a 2-core machine keeps measuring undisturbed
+# Qt paints every widget made dirty in one event loop turn in a single pass, so ten charts changed at once
+# (the end of a check fits every x range, the first show paints every chart) froze the window for
+# 0.1–0.3 s. At most PER_TICK charts are redrawn per tick, and work on all charts is done one chart per
+# STAGGER_MS turn, so each pass paints one or two charts.
+PER_TICK = 2
+STAGGER_MS = 15
 
 
-class ChartPanel(QWidget):
-    """Ten charts in a 5×2 grid, in step order; `handle(event)` is cheap, `redraw()` runs from a QTimer."""
+class ChartPanel(QScrollArea):
+    """Ten charts in a 4-column grid, in step order (the A/B and telemetry wide in the last row); a smaller
+    window scrolls rather than squeezing them. `handle(event)` is cheap, `redraw()` runs from a QTimer."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,14 +46,30 @@ class ChartPanel(QWidget):
         self.tuner, self.surface = TunerChart(), SurfaceChart()
         self.charts: list[LiveChart] = [self.decode, self.categories, self.positions, self.canary, self.verify,
                                         self.tuner, self.surface, self.batch, self.ab, self.telemetry]
-        grid = QGridLayout(self)
+        body = QWidget()
+        grid = QGridLayout(body)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(8)
-        for i, chart in enumerate(self.charts):
-            grid.addWidget(chart, i // COLUMNS, i % COLUMNS)
+        row = col = 0
+        for chart in self.charts:  # in step order; the A/B and telemetry are two columns wide
+            if col + chart.columns > COLUMNS:
+                row, col = row + 1, 0
+            grid.addWidget(chart, row, col, 1, chart.columns)
+            col += chart.columns
+        for col in range(COLUMNS):
+            grid.setColumnStretch(col, 1)
+        self.setWidget(body)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
         self.timer = QTimer(self)
         self.timer.setInterval(1000 // REDRAW_HZ)
-        self.timer.timeout.connect(self.redraw)
+        self.timer.timeout.connect(self._tick)
+        self._next = 0  # round-robin: the chart the next tick looks at first
+        self._settle: list[LiveChart] = []  # the check ended: charts still to redraw and fit, one per turn
+        self._reveal: list[LiveChart] = []  # shown: charts whose painting is still held back
+        self.stagger = QTimer(self)
+        self.stagger.setInterval(STAGGER_MS)
+        self.stagger.timeout.connect(self._stagger_one)
 
     def chart_for(self, step: str) -> list[LiveChart]:
         """The charts that show `step`."""
@@ -77,6 +102,7 @@ class ChartPanel(QWidget):
 
     def start(self, policy: Policy, ab_looks: list[int]) -> None:
         """A check begins: clear, place the policy's lines, start telemetry and the redraw timer."""
+        self._settle.clear()
         self.reset()
         self.ab.set_looks(ab_looks)
         self.ab.set_margin(1.0 + policy.ab.margin)
@@ -85,15 +111,51 @@ class ChartPanel(QWidget):
         self.timer.start()
 
     def stop(self) -> None:
-        """The check ended: one last redraw, then stop the timer and the sampler."""
-        self.redraw()
-        self.fit()
-        self.timer.stop()
+        """The check ended: stop the timer and the sampler (after its last samples); then every chart is
+        redrawn and fitted to its complete series, one chart per event loop turn (`settling`)."""
+        self.telemetry.refresh()
         self.telemetry.stop()
+        self.timer.stop()
+        self._settle = list(self.charts)
+        self.stagger.start()
+
+    @property
+    def settling(self) -> bool:
+        """True while charts are still being finished or revealed one by one (tests and screenshots wait)."""
+        return bool(self._settle or self._reveal)
 
     def redraw(self) -> int:
-        """Push dirty series to every chart; returns how many series were redrawn."""
+        """Push dirty series to every chart at once; returns how many series were redrawn."""
         return sum(chart.refresh() for chart in self.charts)
+
+    def _tick(self) -> None:
+        """The live redraw: at most PER_TICK charts with new points, taken round-robin so none starves."""
+        drawn, n = 0, len(self.charts)
+        for i in range(n):
+            if self.charts[(self._next + i) % n].refresh():
+                drawn += 1
+                if drawn == PER_TICK:
+                    self._next = (self._next + i + 1) % n
+                    return
+
+    def _stagger_one(self) -> None:
+        if self._settle:
+            chart = self._settle.pop(0)
+            chart.refresh()
+            chart.fit_x()
+        elif self._reveal:
+            self._reveal.pop(0).setUpdatesEnabled(True)
+        if not self.settling:
+            self.stagger.stop()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Paint the charts one per turn rather than all ten in the pass that shows the view."""
+        super().showEvent(event)
+        pending = [c for c in self.charts if c not in self._reveal]
+        for chart in pending:
+            chart.setUpdatesEnabled(False)
+        self._reveal.extend(pending)
+        self.stagger.start()
 
     def fit(self) -> None:
         """Every series is complete: fit each chart's x range to its points (no live headroom)."""

@@ -18,6 +18,8 @@ from ui.strings import tr
 class TelemetryChart(LiveChart):
     """Starts the sampler while a check runs; without NVML it shows why there is nothing to draw."""
 
+    columns = 2
+
     def __init__(self) -> None:
         super().__init__("chart.telemetry", "axis.time", "axis.pct")
         self.add_series("util", "series.util", theme.BLUE)

@@ -1,0 +1,44 @@
+"""The measurements view fits a 1440 × 900 window: four columns of charts, nothing scrolled sideways, and
+each chart's axes inside the chart (a long legend label or title no longer widens the plot)."""
+
+from __future__ import annotations
+
+from ui import theme
+from ui.charts.base import LiveChart
+
+
+def test_the_run_view_fits_1440_by_900(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    window.show()
+    window.show_view("run")
+    qtbot.waitUntil(lambda: not window.run_view.charts.settling, timeout=10_000)
+    assert window.minimumSizeHint().width() <= 1440
+    panel = window.run_view.charts
+    assert not panel.horizontalScrollBar().isVisible() and not panel.verticalScrollBar().isVisible()
+    for chart in panel.charts:
+        plot = chart.getPlotItem()
+        assert plot.sceneBoundingRect().width() <= chart.width() + 2, type(chart).__name__  # sub-pixel
+
+
+def test_long_legend_labels_go_one_a_line(qtbot) -> None:  # type: ignore[no-untyped-def]
+    short, long = LiveChart("chart.ab", "axis.pair", "axis.speedup"), LiveChart("chart.ab", "axis.pair", "")
+    for chart in (short, long):
+        qtbot.addWidget(chart)
+    short.add_series("a", "series.pair", theme.BLUE)
+    short.add_series("b", "series.ci", theme.SKY)
+    long.add_series("a", "series.pair", theme.BLUE)
+    long.add_series("b", "series.roofline", theme.GREY)  # "roofline (bandwidth limit)"
+    assert short.legend.columnCount == 2
+    assert long.legend.columnCount == 1
+
+
+def test_run_warnings_follow_a_language_switch(window) -> None:  # type: ignore[no-untyped-def]
+    from advisor.events import QualityWarning
+    from advisor.evidence.warnings import WarningCode
+    from ui.strings import set_language
+
+    message = "decode speed of the same prompt varied by 43% between repeats"
+    window.run_view.handle(QualityWarning(step="baseline", code=WarningCode.NOISY, message=message))
+    assert window.run_view.warnings.item(0).text() == f"⚠ {message}"
+    set_language("zh")
+    window.run_view.retranslate()
+    assert window.run_view.warnings.item(0).text() == "⚠ 同一提示词重复运行之间的解码速度波动了 43%"
