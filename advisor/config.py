@@ -43,6 +43,18 @@ class Budget:
     surface_points: tuple[tuple[int, float], ...] = ()
     surface_requests: int = 2
     batch_rounds: int = 3            # paired on/off rounds per concurrency level (their spread gives the CI)
+    # Variants of the default method's own knobs, each probed at the longest draft like another method and
+    # chosen only when predicted faster by the method tie margin (rules/policy.toml). ngram-mod lookup lengths
+    # (--spec-ngram-mod-n-match) besides the engine's (24 in current builds): 12, half of it, starts drafting
+    # as soon as 12 tokens repeat instead of 24, so a copied span is drafted sooner, at the risk of more wrong
+    # drafts; it is also the lookup length of the engine's other n-gram types (--spec-ngram-simple-size-n and
+    # -map-k-size-n, 12). On this machine's demo (SmolLM2-135M, 18 library prompts, k = 16, 64 tokens) 12
+    # accepted 69 drafted tokens where 24 accepted 45 (8 gave 70: no better than 12).
+    tune_n_match: tuple[int, ...] = ()
+    # With a draft model: --spec-draft-p-min values besides the engine's own (0.00 in current builds, read from
+    # --help): 0.75 was the default of pre-refactor builds (engines.md §1.6), which stops a draft at the first
+    # token the draft model is less than 75 % sure of, so fewer drafted tokens are wasted.
+    tune_p_min: tuple[float, ...] = ()
     # After the A/B, when the tuner moved away from the engine's own defaults: pairs of the chosen settings
     # against those defaults (0: not compared).
     ab_vs_default_pairs: int = 0
@@ -55,7 +67,7 @@ FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, ca
               verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
               ab_max_pairs=60, tune_methods=("ngram-simple", "ngram-map-k"), tune_probe_per_category=3,
               surface_points=tuple((k, tau) for k in (2, 4, 8, 16) for tau in (1.5, 2.5, 4.0) if tau <= k + 1),
-              surface_requests=3, batch_rounds=5, ab_vs_default_pairs=20)
+              surface_requests=3, batch_rounds=5, ab_vs_default_pairs=20, tune_n_match=(12,), tune_p_min=(0.75,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +145,8 @@ class CheckConfig:
         d["budget"] = asdict(self.budget)
         d["budget"]["batch_levels"] = list(self.budget.batch_levels)
         d["budget"]["tune_methods"] = list(self.budget.tune_methods)
+        d["budget"]["tune_n_match"] = list(self.budget.tune_n_match)
+        d["budget"]["tune_p_min"] = list(self.budget.tune_p_min)
         d["budget"]["surface_points"] = [list(p) for p in self.budget.surface_points]
         return d
 
@@ -163,7 +177,7 @@ def _budget_from_dict(d: Any) -> Budget | None:
         return None
     known = {f for f in Budget.__dataclass_fields__}
     kwargs = {k: v for k, v in d.items() if k in known}
-    for key in ("batch_levels", "tune_methods"):
+    for key in ("batch_levels", "tune_methods", "tune_n_match", "tune_p_min"):
         if key in kwargs:
             kwargs[key] = tuple(kwargs[key])
     if "surface_points" in kwargs:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from advisor.errors import UserError
 from advisor.evidence.schema import Environment, Evidence
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.recommend.build import recommend
@@ -71,3 +72,34 @@ def test_the_real_binarys_flags_are_repeated(llama_binary: LlamaServerBinary) ->
     evidence = Evidence(environment=Environment(binary=llama_binary, spec_args={"on": tuple(measured)}))
     rec = recommend(facts_from_evidence(evidence) | {"spec.method": "ngram-mod"})
     assert rec is not None and list(rec.argv) == measured and measured[:2] == ["--spec-type", "ngram-mod"]
+
+
+# The tuner's knob variants (ngram-mod's lookup length, a draft model's p-min): the launched flags, the
+# recommendation from the run and the one `decide --facts` rebuilds are the same tokens.
+KNOB_CASES = [("ngram-mod", None, 16, {"n_match": 12}), ("draft-simple", "/m/draft.gguf", 8, {"p_min": 0.75})]
+
+
+@pytest.mark.parametrize(("spec_type", "draft", "n", "knobs"), KNOB_CASES, ids=["n-match", "p-min"])
+def test_tuner_knobs_are_in_the_launched_and_the_recommended_flags(spec_type: str, draft: str | None, n: int,
+                                                                  knobs: dict[str, Any]) -> None:
+    config = ServerConfig(model=Path("m.gguf"), spec_type=spec_type, draft_model=Path(draft) if draft else None,
+                          draft_max=n, label="on", **knobs)
+    measured = spec_args(config, NEW)
+    flag, value = ("--spec-ngram-mod-n-match", "12") if "n_match" in knobs else ("--spec-draft-p-min", "0.75")
+    assert measured[measured.index(flag) + 1] == value
+    binary = LlamaServerBinary(path="/bin/llama-server", source="explicit", version="1", dialect=NEW)
+    assert build_argv(binary, config, 8080, measured)[-len(measured):] == measured
+    evidence = Evidence(environment=Environment(binary=binary, spec_args={"on": tuple(measured)}))
+    from_run = recommend(facts_from_evidence(evidence) | {"spec.method": _method(spec_type), "spec.draft_max": n})
+    assert from_run is not None and list(from_run.argv) == measured
+    described = _facts_from_dialect(NEW) | {"spec.method": _method(spec_type), "spec.draft_max": n}
+    described |= {"spec.draft_model": draft} if draft else {}
+    described |= ({"spec.ngram_mod_n_match": 12} if "n_match" in knobs else {"spec.draft_p_min": 0.75})
+    from_facts = recommend(described)
+    assert from_facts is not None and list(from_facts.argv) == measured
+
+
+def test_an_old_build_is_never_given_a_per_type_n_match() -> None:
+    config = ServerConfig(model=Path("m.gguf"), spec_type="ngram-mod", draft_max=8, n_match=12, label="on")
+    with pytest.raises(UserError, match="spec-ngram-mod-n-match"):
+        spec_args(config, OLD)

@@ -39,6 +39,14 @@ class MethodProbe:
     best_k: int | None = None
     best_speedup: float | None = None
     skipped: str = ""                            # why this method could not be probed
+    # A variant of the method's own knobs, set on the probe's server (None: the engine's default)
+    n_match: int | None = None                   # ngram-mod: --spec-ngram-mod-n-match, tokens
+    p_min: float | None = None                   # draft model: --spec-draft-p-min, probability 0–1
+
+    @property
+    def label(self) -> str:
+        """The method with the knobs this probe set, e.g. "ngram-mod n-match=12"."""
+        return settings_label(self.method, self.n_match, self.p_min)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +75,13 @@ class TunerChoice:
     predicted_per_category: Mapping[str, float] = field(default_factory=dict)
     applied: bool = False                        # the ON server was restarted with these settings
     reason: str = ""
+    n_match: int | None = None                   # ngram-mod lookup length set (None: the engine's default)
+    p_min: float | None = None                   # draft-model p-min set (None: the engine's default)
+
+    @property
+    def label(self) -> str:
+        """The method with the knobs the choice set."""
+        return settings_label(self.method, self.n_match, self.p_min)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +97,17 @@ class TuneEvidence:
     choice: TunerChoice | None = None
     verify_ratio_at_choice: float | None = None                        # T(k* + 1) ÷ T(1), interpolated
     weights: Mapping[str, float] = field(default_factory=dict)         # token shares the mix speedup uses
+    # The engine's own values of the knobs the tuner varies, as its --help states them (None: not stated)
+    default_n_match: int | None = None
+    default_p_min: float | None = None
+
+    def chosen_probe(self) -> MethodProbe | None:
+        """The probe whose settings the choice took (method and knobs alike)."""
+        c = self.choice
+        if c is None:
+            return None
+        return next((m for m in self.methods
+                     if (m.method, m.n_match, m.p_min) == (c.method, c.n_match, c.p_min)), None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,4 +129,16 @@ class TunerSummary:
     vs_default_ci_low: float | None = None
     vs_default_ci_high: float | None = None
     default_argv: tuple[str, ...] = ()
-    methods: Mapping[str, float] = field(default_factory=dict)        # method → its best predicted speedup
+    methods: Mapping[str, float] = field(default_factory=dict)        # probe label → its best predicted speedup
+    n_match: int | None = None                    # the choice's ngram-mod lookup length (None: engine default)
+    p_min: float | None = None                    # the choice's draft-model p-min (None: engine default)
+
+
+def settings_label(method: str, n_match: int | None, p_min: float | None) -> str:
+    """A method and the knobs set beside it: "ngram-mod", "ngram-mod n-match=12", "draft-simple p-min=0.75"."""
+    parts = [method]
+    if n_match is not None:
+        parts.append(f"n-match={n_match}")
+    if p_min is not None:
+        parts.append(f"p-min={p_min:g}")
+    return " ".join(parts)

@@ -160,7 +160,11 @@ def _tune(tune: TuneEvidence, out: Facts) -> None:
     if not choice.applied:
         return
     out["spec.method"], out["spec.draft_max"] = choice.method, choice.k
-    probe = next((m for m in tune.methods if m.method == choice.method), None)
+    if choice.p_min is not None:
+        out["spec.draft_p_min"] = choice.p_min
+    if choice.n_match is not None:
+        out["spec.ngram_mod_n_match"] = choice.n_match
+    probe = tune.chosen_probe()
     point = next((p for p in probe.curve if p.k == choice.k), None) if probe is not None else None
     if point is not None and point.acceptance_rate is not None:
         # the run's CI was for the longest draft; the replayed rate has none of its own

@@ -73,7 +73,9 @@ _SPECS: tuple[FactSpec, ...] = (
        "step tune (the draft model timed on its own) or user"),
     _s("spec.draft_model", "str", "", "path or name of the draft model", "config"),
     _s("spec.draft_params_b", "float", "1e9 params", "draft model size", "probe modelfile (draft)"),
-    _s("spec.draft_p_min", "float", "", "minimum draft probability to keep drafting", "config"),
+    _s("spec.draft_p_min", "float", "", "minimum draft probability to keep drafting", "config / step tune"),
+    _s("spec.ngram_mod_n_match", "int", "tokens", "ngram-mod lookup length (--spec-ngram-mod-n-match); unset "
+       "keeps the engine's", "step tune"),
     _s("spec.argv", "str", "", "the measured ON arm's speculative flags, shell-quoted (what is recommended)",
        "managed ON arm"),
     _s("spec.server_args", "str", "", "the user's own llama-server options on both arms (check … --), "

@@ -38,8 +38,10 @@ class MethodFlags:
 
 # New builds give each n-gram type its own length flag: `--spec-draft-n-max` does not limit `ngram-mod`,
 # which drafts up to its own n-max (seen on the real server: draft_n = 64 in one verify step). engines.md §1.6.
+# ngram-mod's lookup length: how many trailing tokens must match before it drafts (the tuner may shorten it).
+NGRAM_MOD_N_MATCH = "--spec-ngram-mod-n-match"
 _NEW_FLAGS: dict[str, MethodFlags] = {
-    "ngram-mod": MethodFlags("--spec-ngram-mod-n-max", "--spec-ngram-mod-n-min", ("--spec-ngram-mod-n-match",)),
+    "ngram-mod": MethodFlags("--spec-ngram-mod-n-max", "--spec-ngram-mod-n-min", (NGRAM_MOD_N_MATCH,)),
     **{t: MethodFlags(f"--spec-{t}-size-m", None, (f"--spec-{t}-size-n", f"--spec-{t}-min-hits"))
        for t in ("ngram-simple", "ngram-map-k", "ngram-map-k4v")},
 }
@@ -138,6 +140,7 @@ class SpecSettings:
     draft_model: str | None = None
     draft_max: int | None = None          # None keeps the engine's own default length
     p_min: float | None = None            # draft models only; None keeps the engine default
+    n_match: int | None = None            # ngram-mod only: lookup length in tokens; None keeps the engine default
     # Benchmarking only (the tuner's cost surface): the engine fakes acceptance to this mean length, so its
     # output is not valid text. Never part of a recommendation.
     synth_len: float | None = None
@@ -182,6 +185,11 @@ def spec_args(settings: SpecSettings, dialect: FlagDialect | None) -> list[str]:
             argv += placement_args(settings.placement)
     if settings.draft_max is not None:
         argv += length_args(wanted, dialect, settings.draft_max)
+    if settings.n_match is not None and wanted == "ngram-mod":
+        if generation == "old":
+            raise UnsupportedSpec("this llama-server predates --spec-ngram-mod-n-match (pre-refactor builds share "
+                                  "one n-gram size); update llama.cpp to set ngram-mod's lookup length")
+        argv += [NGRAM_MOD_N_MATCH, str(settings.n_match)]
     if settings.p_min is not None and family == "draft":
         flag = (dialect.p_min_flag if dialect is not None else None) or (
             "--spec-draft-p-min" if generation == "new" else "--draft-p-min")
@@ -223,10 +231,12 @@ def recommended_args(facts: Mapping[str, object], default_draft_max: int | None,
     draft_max = facts.get("spec.draft_max")
     p_min = facts.get("spec.draft_p_min")
     model = facts.get("spec.draft_model")
+    n_match = facts.get("spec.ngram_mod_n_match")
     settings = SpecSettings(
         method=method, draft_model=model if isinstance(model, str) and model else None,
         draft_max=draft_max if isinstance(draft_max, int) and draft_max > 0 else default_draft_max,
-        p_min=float(p_min) if isinstance(p_min, int | float) and not isinstance(p_min, bool) else None)
+        p_min=float(p_min) if isinstance(p_min, int | float) and not isinstance(p_min, bool) else None,
+        n_match=n_match if isinstance(n_match, int) and not isinstance(n_match, bool) and n_match > 0 else None)
     dialect = dialect_from_facts(facts)
     stated = dialect.draft_max_flag
     if dialect.generation == "new" and stated and stated != "--spec-draft-n-max":

@@ -200,8 +200,11 @@ def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
         "vs_default_ci_low": num(summary.vs_default_ci_low) if summary else None,
         "vs_default_ci_high": num(summary.vs_default_ci_high) if summary else None,
         "default_command": " ".join(summary.default_argv) if summary else "",
-        "methods": [{"method": m.method, "best_k": m.best_k, "best_speedup": num(m.best_speedup),
-                     "skipped": m.skipped} for m in tune.methods],
+        "methods": [{"method": m.method, "label": m.label, "n_match": m.n_match, "p_min": m.p_min,
+                     "best_k": m.best_k, "best_speedup": num(m.best_speedup), "skipped": m.skipped}
+                    for m in tune.methods],
+        "n_match": choice.n_match, "p_min": choice.p_min,
+        "default_n_match": tune.default_n_match, "default_p_min": tune.default_p_min,
         "per_category": {c: num(v) for c, v in choice.predicted_per_category.items()},
         "breakeven_tau": {str(k): num(v) for k, v in tune.breakeven_tau.items()},
         "surface_model_rel_err_median": num(tune.surface_model_rel_err_median),

@@ -149,7 +149,7 @@ def tuner_curve_chart(tune: TuneEvidence, summary: TunerSummary | None = None) -
     for probe in tune.methods:
         pts = [[float(p.k), p.speedup] for p in probe.curve if num(p.speedup) is not None]
         if pts:
-            series.append({"key": f"tuner_predicted:{probe.method}", "points": pts})
+            series.append({"key": f"tuner_predicted:{probe.label}", "points": pts})
     if not series:
         return None
     band = None

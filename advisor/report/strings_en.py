@@ -148,6 +148,13 @@ STRINGS: dict[str, str] = {
     "tuner.chosen": "Chosen: {method}, draft length {k}.",
     "tuner.advice_only": ("Chosen: {method}, draft length {k} — predicted only:"
                           " restart your server with it to measure it."),
+    "tuner.n_match": ("ngram-mod drafts once the last {value} tokens repeat earlier text"
+                      " (--spec-ngram-mod-n-match {value}; the engine's default is {default}): predicted faster"
+                      " than the default by more than the tie margin."),
+    "tuner.p_min": ("The draft model stops a draft at the first token it is less than {value:.0%} sure of"
+                    " (--spec-draft-p-min {value:g}; the engine's default is {default}): predicted faster"
+                    " than the default by more than the tie margin."),
+    "tuner.default_unstated": "not stated by its --help",
     "tuner.predicted_measured": ("Predicted {predicted} for your mix; the A/B of exactly these"
                                  " settings measured {measured} ({low} – {high})."),
     "tuner.predicted_only": "Predicted {predicted} for your mix; no A/B measured these settings.",

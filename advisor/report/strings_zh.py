@@ -144,6 +144,11 @@ STRINGS: dict[str, str] = {
     "section.tuner": "最佳设置（调优器）",
     "tuner.chosen": "选定：{method}，草稿长度 {k}。",
     "tuner.advice_only": "选定：{method}，草稿长度 {k}——仅为预测：请用这些设置重启您的服务器后再测量。",
+    "tuner.n_match": ("ngram-mod 在最近 {value} 个词元与前文重复时起草"
+                      "（--spec-ngram-mod-n-match {value}；引擎默认 {default}）：预测比默认值快，且超出平局容差。"),
+    "tuner.p_min": ("草稿模型在第一个把握低于 {value:.0%} 的词元处停止起草"
+                    "（--spec-draft-p-min {value:g}；引擎默认 {default}）：预测比默认值快，且超出平局容差。"),
+    "tuner.default_unstated": "其 --help 未说明",
     "tuner.predicted_measured": ("对您的任务构成预测为 {predicted}；"
                                  "对完全相同设置的 A/B 测得 {measured}（{low} – {high}）。"),
     "tuner.predicted_only": "对您的任务构成预测为 {predicted}；尚无 A/B 测量这些设置。",

@@ -11,7 +11,7 @@ from advisor.report.strings import fmt_speedup, text
 def tuner_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
     """What was chosen, predicted beside measured, and what a drafting step must yield to pay."""
     key = "tuner.chosen" if section.get("applied") else "tuner.advice_only"
-    lines = [text(lang, key, method=section["method"], k=section["k"])]
+    lines = [text(lang, key, method=section["method"], k=section["k"]), *knob_sentences(section, lang)]
     predicted = fmt_speedup(section.get("predicted_speedup"))
     if section.get("measured_speedup") is not None:
         lines.append(text(lang, "tuner.predicted_measured", predicted=predicted,
@@ -37,13 +37,29 @@ def tuner_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
     return lines
 
 
+def knob_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
+    """The knobs the choice moved off the engine's defaults (ngram-mod's n-match, a draft model's p-min)."""
+    lines = []
+    unstated = text(lang, "tuner.default_unstated")
+    if section.get("n_match") is not None:
+        default = section.get("default_n_match")
+        lines.append(text(lang, "tuner.n_match", value=section["n_match"],
+                          default=default if default is not None else unstated))
+    if section.get("p_min") is not None:
+        default = section.get("default_p_min")
+        lines.append(text(lang, "tuner.p_min", value=section["p_min"],
+                          default=f"{default:g}" if default is not None else unstated))
+    return lines
+
+
 def tuner_table(section: Mapping[str, Any], lang: str) -> tuple[list[str], list[list[str]]]:
     """Each method's best draft length and predicted speedup (or why it was not probed)."""
     header = [text(lang, f"tuner.{k}") for k in ("methods", "best_k", "best_speedup")]
     rows = []
     for m in section.get("methods") or []:
         if m.get("skipped"):
-            rows.append([str(m["method"]), "—", text(lang, "tuner.not_probed", why=m["skipped"])])
+            rows.append([str(m.get("label") or m["method"]), "—", text(lang, "tuner.not_probed", why=m["skipped"])])
         else:
-            rows.append([str(m["method"]), str(m.get("best_k") or "—"), fmt_speedup(m.get("best_speedup"))])
+            rows.append([str(m.get("label") or m["method"]), str(m.get("best_k") or "—"),
+                         fmt_speedup(m.get("best_speedup"))])
     return header, rows

@@ -43,6 +43,8 @@ class ServerConfig:
     draft_model: Path | None = None
     draft_max: int | None = None        # γ; None keeps the engine default
     synth_len: float | None = None      # synthetic acceptance (the tuner's cost surface only)
+    n_match: int | None = None          # ngram-mod lookup length in tokens; None keeps the engine default
+    p_min: float | None = None          # draft models: --spec-draft-p-min; None keeps the engine default
     draft_placement: DraftPlacement | None = None  # where the draft runs (-ngld, -devd, -cd, -ctkd/-ctvd)
     ctx_size: int = 4096
     parallel: int = 1                   # slots; 1 keeps single-user measurements clean
@@ -70,7 +72,7 @@ def spec_settings(config: ServerConfig) -> SpecSettings | None:
     method = config.spec_type if config.spec_type and config.spec_type != "none" else "draft-simple"
     return SpecSettings(method=method, draft_model=str(config.draft_model) if config.draft_model else None,
                         draft_max=config.draft_max, synth_len=config.synth_len,
-                        placement=config.draft_placement)
+                        placement=config.draft_placement, n_match=config.n_match, p_min=config.p_min)
 
 
 def spec_args(config: ServerConfig, dialect: FlagDialect | None) -> list[str]:

@@ -37,8 +37,8 @@ def default_config(ctx: StepContext) -> ServerConfig | None:
     if on is None or on.config is None or ctx.arms.off is None or ctx.arms.off.config is None:
         return None
     user = ctx.config
-    default = replace(on.config, spec_type=user.spec_type, draft_max=None, synth_len=None,
-                      draft_model=user.draft_model)
+    default = replace(on.config, spec_type=user.spec_type, draft_max=None, synth_len=None, n_match=None,
+                      p_min=None, draft_model=user.draft_model)
     dialect = ctx.arms.dialect
     if spec_args(default, dialect) == spec_args(on.config, dialect):
         return None  # the choice is the defaults: the A/B already measured them

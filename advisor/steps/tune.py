@@ -5,7 +5,9 @@ the A/B measure exactly the choice (and the recommendation repeats exactly its f
 Gain side: step 2 ran at the longest draft K with per-position counters; `advisor/tune/gain.py` replays it at
 every shorter k. Cost side: the verify curve plus a per-step overhead fitted from the same run (and, where the
 engine has `--spec-synth-len`, the synthetic surface, which checks the cost model at other k and τ).
-Other methods are probed at K on a few prompts per category; a draft model's own cost is measured.
+Other methods are probed at K on a few prompts per category, and so are variants of the measured method's own
+knobs (ngram-mod's n-match, a draft model's p-min: advisor/tune/variants.py); a draft model's own cost is
+measured. Variants are listed last, so one is chosen only when predicted faster by the method tie margin.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from advisor.tune.cost import StepCost, fit_overhead
 from advisor.tune.gain import steps_at
 from advisor.tune.inputs import run_shapes, verify_ratios
 from advisor.tune.surface import breakeven_tau, model_rel_err_median, surface_point
+from advisor.tune.variants import Variant, knob_defaults, variants
 
 
 class TuneStep:
@@ -62,6 +65,10 @@ class TuneStep:
             if ctx.cancelled:
                 break
             probes.append((yield from self._probe_other(ctx, method, cost, t1, k_max)))
+        for variant in _variants(ctx, primary):
+            if ctx.cancelled:
+                break
+            probes.append((yield from self._probe_variant(ctx, probes[0], variant, cost, t1)))
         surface = [] if ctx.cancelled else (yield from self._surface(ctx, primary, acc, probes[0], cost, t1))
         mix = dict(ctx.workload.mix.requested) if ctx.workload.mix else None
         margin_k, margin_m = ctx.policy.tuner.k_tie_margin, ctx.policy.tuner.method_tie_margin
@@ -77,17 +84,20 @@ class TuneStep:
                                    p.mean_length) for p in pred.predictions)
             predicted.append((replace(probe, curve=curve, best_k=pred.best_k, best_speedup=pred.best_speedup), pred))
             for p in pred.predictions:
-                yield Sample(self.id, f"predicted:{probe.method}", float(p.k), p.speedup)
+                yield Sample(self.id, f"predicted:{probe.label}", float(p.k), p.speedup)
         final_probes = tuple(p for p, _ in predicted) + tuple(p for p in probes if p.skipped)
         best = best_method([pred for _, pred in predicted], margin_m)
-        choice = None if best is None or ctx.cancelled else (yield from self._apply(ctx, best))
+        best_probe = next((p for p, pred in predicted if pred is best), None)
+        choice = (None if best is None or best_probe is None or ctx.cancelled
+                  else (yield from self._apply(ctx, best, best_probe)))
+        defaults = knob_defaults(ctx.arms.dialect)
         surface_cost = replace(cost, overhead=probes[0].overhead or 0.0)
         evidence = TuneEvidence(
             ks=ks, t1_ms=t1, methods=final_probes, surface=tuple(surface),
             surface_model_rel_err_median=model_rel_err_median(surface),
             breakeven_tau=breakeven_tau(surface_cost, list(ks)), choice=choice,
             verify_ratio_at_choice=cost.verify(choice.k + 1.0) if choice else None,
-            weights=_weights(predicted, mix))
+            weights=_weights(predicted, mix), default_n_match=defaults.n_match, default_p_min=defaults.p_min)
         yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence, elapsed_s=time.monotonic() - t0,
                        reason="" if choice else "no method could be predicted")
 
@@ -107,11 +117,30 @@ class TuneStep:
                      k_max: int) -> Generator[Event, None, MethodProbe]:
         base = on_config(ctx)
         assert base is not None  # other methods are probed on managed servers only
-        config = replace(base, spec_type=method, draft_model=None, draft_max=k_max, synth_len=None)
+        config = replace(base, spec_type=method, draft_model=None, draft_max=k_max, synth_len=None, n_match=None,
+                         p_min=None)
         evidence, argv = yield from run_method(ctx, config, method,
                                                probe_prompts(ctx, ctx.config.budget.tune_probe_per_category))
         return _fitted(MethodProbe(method=method, k_max=k_max, argv=argv, source="probe",
                                    per_category=dict(evidence.per_category)), cost, t1)
+
+    def _probe_variant(self, ctx: StepContext, primary: MethodProbe, variant: Variant, cost: StepCost,
+                       t1: float) -> Generator[Event, None, MethodProbe]:
+        """The measured method at the longest draft with one knob changed, on the same prompts as other methods.
+        A draft model's own cost per token is the primary's (p-min changes how many tokens it drafts, not
+        what each costs)."""
+        base = on_config(ctx)
+        assert base is not None  # variants are probed on managed servers only
+        stype = spec_type_of(primary.method)
+        config = replace(base, spec_type=stype, draft_max=primary.k_max, synth_len=None, n_match=variant.n_match,
+                         p_min=variant.p_min,
+                         draft_model=ctx.config.draft_model if methods.family(stype) != "ngram" else None)
+        label = MethodProbe(primary.method, primary.k_max, n_match=variant.n_match, p_min=variant.p_min).label
+        evidence, argv = yield from run_method(ctx, config, label,
+                                               probe_prompts(ctx, ctx.config.budget.tune_probe_per_category))
+        return _fitted(MethodProbe(method=primary.method, k_max=primary.k_max, argv=argv, source="probe",
+                                   per_category=dict(evidence.per_category), n_match=variant.n_match,
+                                   p_min=variant.p_min, draft_cost_ratio=primary.draft_cost_ratio), cost, t1)
 
     def _surface(self, ctx: StepContext, primary: str, acc: AcceptanceEvidence, probe: MethodProbe, cost: StepCost,
                  t1: float) -> Generator[Event, None, list[SurfacePoint]]:
@@ -137,21 +166,25 @@ class TuneStep:
                 yield Sample(self.id, f"surface:k={k}", point.tau_measured or tau, point.speedup)
         return out
 
-    def _apply(self, ctx: StepContext, best: MethodPrediction) -> Generator[Event, None, TunerChoice]:
+    def _apply(self, ctx: StepContext, best: MethodPrediction,
+               probe: MethodProbe) -> Generator[Event, None, TunerChoice]:
         base = on_config(ctx)
         top = next(p for p in best.predictions if p.k == best.best_k)
+        n_match, p_min = probe.n_match, probe.p_min
         if base is None:  # attached: the user's server runs as it is; the choice is advice only
             return TunerChoice(method=best.method, k=best.best_k, argv=(), predicted_speedup=best.best_speedup,
                                predicted_per_category=dict(top.per_category), applied=False,
-                               reason="attached server: restart it with these settings to measure them")
+                               reason="attached server: restart it with these settings to measure them",
+                               n_match=n_match, p_min=p_min)
         stype = spec_type_of(best.method)
-        config = replace(base, spec_type=stype, draft_max=best.best_k, synth_len=None,
+        config = replace(base, spec_type=stype, draft_max=best.best_k, synth_len=None, n_match=n_match, p_min=p_min,
                          draft_model=ctx.config.draft_model if methods.family(stype) != "ngram" else None)
         ctx.fresh_on("tune:choice", config)
-        yield Progress(self.id, 1, 1, f"chosen: {best.method}, k = {best.best_k}")
+        yield Progress(self.id, 1, 1, f"chosen: {probe.label}, k = {best.best_k}")
         argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
         return TunerChoice(method=best.method, k=best.best_k, argv=tuple(argv), predicted_speedup=best.best_speedup,
-                           predicted_per_category=dict(top.per_category), applied=True)
+                           predicted_per_category=dict(top.per_category), applied=True, n_match=n_match,
+                           p_min=p_min)
 
 
 def _cannot_tune(ctx: StepContext, acc: object, verify: object, base: object) -> str:
@@ -184,6 +217,13 @@ def _other_methods(ctx: StepContext, primary: str) -> list[str]:
     dialect = ctx.arms.dialect
     listed = dialect.spec_types if dialect is not None else ()
     return [m for m in ctx.config.budget.tune_methods if m != primary and (not listed or m in listed)]
+
+
+def _variants(ctx: StepContext, primary: str) -> list[Variant]:
+    """Budgeted knob settings of the measured method this managed binary lists (none when attached)."""
+    if on_config(ctx) is None:
+        return []
+    return variants(primary, ctx.config.draft_model is not None, ctx.arms.dialect, ctx.config.budget)
 
 
 def _fitted(probe: MethodProbe, cost: StepCost, t1: float) -> MethodProbe:

@@ -57,7 +57,8 @@ def run_method(ctx: StepContext, config: ServerConfig, label: str,
 def run_surface_point(ctx: StepContext, base: ServerConfig, method: str, k: int, tau: float,
                       prompts: Sequence[PromptLike]) -> Generator[Event, None, SurfaceRun]:
     """Decode `prompts` with synthetic acceptance τ at draft length k; sums of counters and decode time."""
-    config = replace(base, spec_type=method, draft_model=None, draft_max=k, synth_len=tau, label="on")
+    config = replace(base, spec_type=method, draft_model=None, draft_max=k, synth_len=tau, n_match=None, p_min=None,
+                     label="on")
     ctx.fresh_on(f"tune:surface k={k} τ={tau:g}", config)
     arm = ctx.arms.on
     assert arm is not None

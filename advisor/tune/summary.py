@@ -12,7 +12,7 @@ def tuner_summary(evidence: Evidence) -> TunerSummary | None:
     if tune is None or tune.choice is None:
         return None
     choice = tune.choice
-    chosen = next((m for m in tune.methods if m.method == choice.method), None)
+    chosen = tune.chosen_probe()
     ab = evidence.ab
     measured_choice = ab is not None and choice.applied and tuple(ab.on_argv) == tuple(choice.argv)
     speedup = ab.speedup if ab is not None and measured_choice else None
@@ -24,6 +24,7 @@ def tuner_summary(evidence: Evidence) -> TunerSummary | None:
         measured_ci_low=ab.ci_low if ab is not None and measured_choice else None,
         measured_ci_high=ab.ci_high if ab is not None and measured_choice else None,
         prediction_rel_err=(choice.predicted_speedup / speedup - 1.0) if speedup else None,
-        methods={m.method: m.best_speedup for m in tune.methods if m.best_speedup is not None},
+        methods={m.label: m.best_speedup for m in tune.methods if m.best_speedup is not None},
+        n_match=choice.n_match, p_min=choice.p_min,
         vs_default_speedup=vs.speedup if vs else None, vs_default_ci_low=vs.ci_low if vs else None,
         vs_default_ci_high=vs.ci_high if vs else None, default_argv=vs.default_argv if vs else ())

@@ -35,11 +35,11 @@ class TunerChart(LiveChart):
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         if isinstance(evidence, TuneEvidence) and evidence.choice is not None:
             choice = evidence.choice
-            probe = next((m for m in evidence.methods if m.method == choice.method), None)
+            probe = evidence.chosen_probe()  # the method and its knobs (a variant shares the method's name)
             if probe is not None and probe.curve:
                 self.set_points("predicted", [float(p.k) for p in probe.curve], [p.speedup for p in probe.curve])
             self.choice = (choice.k, tuple(choice.argv)) if choice.applied else None
-            self.set_suffix(tr("tuner.chosen", method=choice.method, k=choice.k,
+            self.set_suffix(tr("tuner.chosen", method=choice.label, k=choice.k,
                                speedup=f"{choice.predicted_speedup:.2f}×"))
         elif isinstance(evidence, ABEvidence) and self.choice is not None:
             k, argv = self.choice
