@@ -65,6 +65,14 @@ def test_overhead_fit_recovers_the_constant_that_made_the_data() -> None:
     assert fit_overhead(StepCost(cost.verify_ratio), runs) == pytest.approx(0.3)
 
 
+def test_a_run_faster_than_the_verify_curve_allows_fits_no_overhead_not_a_negative_one() -> None:
+    # The run took half the time its verify curve says (a curve timed in a slow spell): the fit would be
+    # negative, i.e. drafting steps cheaper than their own forward; it is clamped to no overhead instead.
+    cost = StepCost({1: 1.0, 5: 1.4, 17: 2.6})
+    runs = [(steps_at(COPY_RUN, 16), 0.5 * cost.time(steps_at(COPY_RUN, 16)))]
+    assert fit_overhead(cost, runs) == 0.0
+
+
 def test_overhead_is_not_fitted_from_a_handful_of_steps() -> None:
     tiny = RunShape(k_max=4, generated=20, drafts=2, draft_tokens=8, accepted_per_position=(1, 0, 0, 0))
     assert fit_overhead(StepCost({1: 1.0, 5: 1.2}), [(steps_at(tiny, 4), 19.0)]) is None

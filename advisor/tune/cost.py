@@ -64,12 +64,16 @@ def interpolate(points: Mapping[int, float], x: float) -> float:
 
 def fit_overhead(cost: StepCost, runs: Sequence[tuple[StepsAtK, float]]) -> float | None:
     """The per-drafting-step overhead that makes the model match measured runs (steps, measured time in
-    plain steps); the drafting-step-weighted mean over runs. None when the runs have too few drafting steps."""
+    plain steps); the drafting-step-weighted mean over runs, at least 0. None when the runs have too few drafting
+    steps."""
     steps = sum(s.drafting_steps for s, _ in runs)
     if steps < MIN_STEPS_FOR_FIT:
         return None
     zero = StepCost(cost.verify_ratio, 0.0, cost.draft_cost_per_token)
-    return sum(measured - zero.time(s) for s, measured in runs) / steps
+    # Work per step cannot be negative: a negative fit means the verify curve or t1 was timed in a slower
+    # spell than the run (seen on a loaded machine: −2 plain steps, which predicted 28.8×). The overhead is then
+    # taken as none, and the model errs towards less speedup.
+    return max(sum(measured - zero.time(s) for s, measured in runs) / steps, 0.0)
 
 
 def measured_time(decode_ms: float, t1_ms: float) -> float:
