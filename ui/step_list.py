@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from ui import theme
-from ui.strings import tr
+from ui.strings import language, tr
 
 
 @dataclass
@@ -78,7 +78,8 @@ class StepList(QWidget):
         """Units done of total, with the current unit's name."""
         self.bar.setMaximum(max(total, 1))
         self.bar.setValue(min(done, total))
-        self.message.setText(message)
+        # The steps' messages are English (prompt ids, "pair 8: CONTINUE"); other languages show the count.
+        self.message.setText(message if language() == "en" else tr("progress.unit", done=done, total=total))
 
     def finish(self, step: str, status: str, elapsed_s: float, reason: str | None = None) -> None:
         """The step ended with `status` (done/skipped/failed/aborted)."""

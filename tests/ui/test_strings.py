@@ -35,3 +35,10 @@ def test_tr_switches_language_and_fills_values() -> None:
 
 def test_unknown_key_shows_the_key() -> None:
     assert strings.tr("no.such.key") == "no.such.key"
+
+
+def test_every_step_has_a_name_in_both_languages() -> None:
+    from advisor.config import ALL_STEPS
+
+    for step in ("preflight", *ALL_STEPS):
+        assert f"step.{step}" in strings.EN and f"step.{step}" in strings.ZH, step

@@ -54,6 +54,8 @@ class CategoryChart(LiveChart):
         self.bars.setOpts(x0=np.zeros_like(rates), y=ys, width=rates, height=0.6)
         self.errors.setData(x=rates, y=ys, left=rates - low, right=high - rates)
         self.rings["dots"].clear()
+        # Rates are 0–1 whatever was drawn before (a screenshot showed 1.0–1.3 after every dot sat at 100%).
+        self.setXRange(0, 1, padding=0.02)
         if (overall := num(evidence.rate)) is not None:
             self.set_suffix(f"α = {overall:.0%}")
 
