@@ -45,12 +45,20 @@ class Sample:
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """How far a step is (`done` of `total` units) with a short human message."""
+    """How far a step is (`done` of `total` units) and which unit it is on: `detail` names the unit's sentence
+    in the string tables (`progress.<detail>`, English and Chinese, advisor/report/strings_progress.py) and
+    `values` fill it in, so the CLI and the window say it in the reader's language."""
 
     step: str
     done: int
     total: int
-    message: str = ""
+    detail: str = ""
+    values: tuple[tuple[str, str | int | float], ...] = ()
+
+    @classmethod
+    def unit(cls, step: str, done: int, total: int, detail: str, **values: str | int | float) -> Progress:
+        """`Progress(step, done, total)` on the unit `detail` (a key of the progress strings) with `values`."""
+        return cls(step, done, total, detail, tuple(values.items()))
 
 
 @dataclass(frozen=True, slots=True)

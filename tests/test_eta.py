@@ -35,7 +35,7 @@ def test_no_estimate_before_a_unit_has_finished() -> None:
     clock.now += 5
     eta(StepDone("preflight", "done"))
     eta(StepStarted("baseline", "Baseline", 2, 3))
-    eta(Progress("baseline", 0, 4, "warm-up 1"))  # warm-ups are not units
+    eta(Progress.unit("baseline", 0, 4, "warmup", n=1))  # warm-ups are not units
     clock.now += 3
     estimate = eta.estimate()
     assert estimate.remaining_s is None and estimate.elapsed_s == pytest.approx(8.0)
@@ -118,5 +118,8 @@ def test_the_printer_adds_the_estimate_to_step_lines() -> None:
     printer(StepDone("baseline", "done", elapsed_s=10))
     printer(StepStarted("ab", "A/B", 2, 2))
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("[1/2] Baseline — ") and text("zh", "progress.eta", left="0:00") not in lines[0]
+    # a zh reader gets the step's Chinese name and status (the event's English title is the fallback)
+    assert lines[0].startswith(f"[1/2] {text('zh', 'step.baseline')} — ")
+    assert text("zh", "progress.eta", left="0:00") not in lines[0]
+    assert lines[1].strip() == text("zh", "progress.step_done", status=text("zh", "status.done"), seconds="10.0")
     assert lines[-1].endswith(text("zh", "progress.eta", left="0:40"))

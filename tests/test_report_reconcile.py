@@ -60,6 +60,10 @@ def test_cli_summary_prints_predicted_beside_measured() -> None:
     print_summary(run, SessionDone("complete", "/tmp/run", sample_verdict()), out)
     lines = [line for line in out.getvalue().splitlines() if "perf model:" in line]
     assert len(lines) >= 2 and "A/B measured 1.18×" in lines[1]
+    zh = io.StringIO()
+    print_summary(run, SessionDone("complete", "/tmp/run", sample_verdict()), zh, lang="zh")
+    lines = [line for line in zh.getvalue().splitlines() if "性能模型：" in line or "性能模型:" in line]
+    assert len(lines) >= 2 and "A/B 实测为 1.18×" in lines[1]  # the zh summary said this in English
 
 
 def test_a_check_without_acceptance_says_there_is_nothing_to_compare() -> None:

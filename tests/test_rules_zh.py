@@ -8,6 +8,7 @@ import re
 import tomllib
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,9 +17,10 @@ from advisor.cli.main import main
 from advisor.decide.rules import RuleError, load_rules, parse_rule_file, untranslated
 from advisor.decide.text import placeholders
 from advisor.decide.verdict import decide, verdict_to_json
+from advisor.events import Progress
 from advisor.lang import from_locale_names, system_language
-from advisor.report import strings_cli
-from advisor.report.strings import verdict_lines
+from advisor.report import strings_cli, strings_progress
+from advisor.report.strings import progress_text, verdict_lines
 from tests.test_rules_cases import ALL_CASES, _flatten
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -76,10 +78,32 @@ def test_every_verdict_reads_in_chinese(rule_id: str, case: dict[str, object]) -
         assert verdict_lines(v, key, "zh") == zh and verdict_lines(v, key, "en") == english
 
 
-def test_cli_tables_have_the_same_keys_and_placeholders() -> None:
-    assert strings_cli.EN.keys() == strings_cli.ZH.keys()
-    for key, english in strings_cli.EN.items():
-        assert set(re.findall(r"{(\w+)}", english)) == set(re.findall(r"{(\w+)}", strings_cli.ZH[key])), key
+@pytest.mark.parametrize("table", [strings_cli, strings_progress], ids=["cli", "progress"])
+def test_cli_tables_have_the_same_keys_and_placeholders(table: Any) -> None:
+    assert table.EN.keys() == table.ZH.keys()
+    for key, english in table.EN.items():
+        assert set(re.findall(r"{(\w+)}", english)) == set(re.findall(r"{(\w+)}", table.ZH[key])), key
+
+
+def test_every_unit_a_step_names_has_its_sentence() -> None:
+    # each `Progress.unit(step, done, total, "<detail>", name=…)` in the steps: the key and its placeholders
+    steps = Path(__file__).resolve().parents[1] / "advisor" / "steps"
+    calls = re.findall(r'Progress\.unit\((?:[^,]+,){3}\s*"(\w+)"((?:[^()]|\([^()]*\))*)\)', "".join(
+        f.read_text(encoding="utf-8") for f in sorted(steps.glob("*.py"))))
+    assert len(calls) >= 12
+    for detail, rest in calls:
+        english = strings_progress.EN.get(f"progress.{detail}")
+        assert english is not None, detail
+        assert set(re.findall(r"(\w+)=", rest)) == set(re.findall(r"{(\w+)}", english)), detail
+
+
+def test_a_unit_reads_in_chinese_with_its_words_translated() -> None:
+    pair = Progress.unit("ab", 3, 20, "ab_pair", pair=3, decision="CONTINUE")
+    assert progress_text("en", pair) == "pair 3: continue"
+    assert progress_text("zh", pair) == "第 3 对：继续"
+    prompt = Progress.unit("acceptance", 1, 9, "acceptance_prompt", category="code", prompt="code-01")
+    assert progress_text("zh", prompt) == "编写代码 · code-01"
+    assert progress_text("zh", Progress("baseline", 1, 3)) == ""
 
 
 @pytest.mark.parametrize(("names", "lang"), [

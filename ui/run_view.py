@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVB
 
 from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
-from advisor.report.strings import step_warning
+from advisor.report.strings import progress_text, step_warning
 from advisor.run.eta import Estimate, EtaTracker, estimate_line
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
@@ -93,7 +93,7 @@ class RunView(QWidget):
             self._set_status(None)
             self.steps.start(event.step)
         elif isinstance(event, Progress):
-            self.steps.progress(event.step, event.done, event.total, event.message)
+            self.steps.progress(event.step, event.done, event.total, progress_text(language(), event))
         elif isinstance(event, QualityWarning):
             self._add_warning(event.message)
         elif isinstance(event, StepDone):

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 from ui import theme
-from ui.strings import language, tr
+from ui.strings import tr
 
 
 @dataclass
@@ -74,12 +74,12 @@ class StepList(QWidget):
             self.bar.setValue(0)
             self._paint(row)
 
-    def progress(self, step: str, done: int, total: int, message: str) -> None:
-        """Units done of total, with the current unit's name."""
+    def progress(self, step: str, done: int, total: int, unit: str) -> None:
+        """Units done of total, with the current unit in words (already in the window's language)."""
         self.bar.setMaximum(max(total, 1))
         self.bar.setValue(min(done, total))
-        # The steps' messages are English (prompt ids, "pair 8: CONTINUE"); other languages show the count.
-        self.message.setText(message if language() == "en" else tr("progress.unit", done=done, total=total))
+        count = tr("progress.unit", done=done, total=total)
+        self.message.setText(f"{count} · {unit}" if unit else count)
 
     def finish(self, step: str, status: str, elapsed_s: float, reason: str | None = None) -> None:
         """The step ended with `status` (done/skipped/failed/aborted)."""

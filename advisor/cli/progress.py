@@ -8,7 +8,7 @@ import sys
 from typing import TextIO
 
 from advisor.events import Event, Progress, QualityWarning, StepDone, StepStarted
-from advisor.report.strings import text
+from advisor.report.strings import TABLES, progress_text, step_warning, text
 from advisor.run.eta import EtaTracker, estimate_line
 
 
@@ -19,6 +19,7 @@ class ProgressPrinter:
         self.stream = stream or sys.stderr
         self._live = self.stream.isatty()
         self.eta = eta or EtaTracker()
+        self.lang = lang
         self._text = functools.partial(text, lang)
 
     def overall(self) -> str:
@@ -29,15 +30,19 @@ class ProgressPrinter:
         """Print `event` if it is something a person wants to see."""
         self.eta(event)
         if isinstance(event, StepStarted):
-            self._line(f"[{event.index}/{event.total}] {event.title} — {self.overall()}")
+            title = self._text(f"step.{event.step}") if f"step.{event.step}" in TABLES["en"] else event.title
+            self._line(f"[{event.index}/{event.total}] {title} — {self.overall()}")
         elif isinstance(event, Progress) and self._live:
-            self.stream.write(f"\r\033[K      {event.done}/{event.total} {event.message[:40]:<40} {self.overall()}")
+            unit = progress_text(self.lang, event)
+            self.stream.write(f"\r\033[K      {event.done}/{event.total} {unit[:40]:<40} {self.overall()}")
             self.stream.flush()
         elif isinstance(event, QualityWarning):
-            self._line(f"      ! {event.message}")
+            self._line(f"      ! {step_warning(self.lang, event.message)}")
         elif isinstance(event, StepDone):
-            tail = f" — {event.reason}" if event.reason else ""
-            self._line(f"      {event.status} in {event.elapsed_s:.1f} s{tail}")
+            tail = f" — {step_warning(self.lang, event.reason)}" if event.reason else ""
+            status = self._text(f"status.{event.status}")
+            done = self._text("progress.step_done", status=status, seconds=f"{event.elapsed_s:.1f}")
+            self._line(f"      {done}{tail}")
 
     def _line(self, text: str) -> None:
         if self._live:

@@ -86,8 +86,8 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
         _, rows = tuner_table(tuner, lang)
         for row in rows:
             out.write(f"    {row[0]:<14} k = {row[1]:<3} {row[2]}\n")
-    for line in reconciliation_sentences(reconciliation_section(evidence), "en"):
-        out.write(f"  perf model: {line}\n")
+    for line in reconciliation_sentences(reconciliation_section(evidence), lang):
+        out.write(f"  {text(lang, 'cli.perf_model')}: {line}\n")
     if evidence.restarts:
         phases = ", ".join(f"{r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
         out.write("  " + text(lang, "cli.restarted", phases=phases) + "\n")

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.report import strings_cli, strings_en, strings_zh, warnings_zh
+from advisor.report import strings_cli, strings_en, strings_progress, strings_zh, warnings_zh
+
+if TYPE_CHECKING:
+    from advisor.events import Progress
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
-TABLES: dict[str, dict[str, str]] = {"en": {**strings_en.STRINGS, **strings_cli.EN},
-                                     "zh": {**strings_zh.STRINGS, **strings_cli.ZH}}
+TABLES: dict[str, dict[str, str]] = {"en": {**strings_en.STRINGS, **strings_cli.EN, **strings_progress.EN},
+                                     "zh": {**strings_zh.STRINGS, **strings_cli.ZH, **strings_progress.ZH}}
 _EN = TABLES["en"]
 
 
@@ -42,6 +45,19 @@ def step_warning(lang: str, message: str) -> str:
     if lang == "zh" and (translated := warnings_zh.translate(message)) is not None:
         return translated
     return message
+
+
+def progress_text(lang: str, event: Progress) -> str:
+    """The unit a step is on, in `lang` ("" when the step named none); a category and an A/B decision
+    among the values are words too, so they are said in `lang` as well."""
+    if not event.detail:
+        return ""
+    values: dict[str, Any] = dict(event.values)
+    if "category" in values:
+        values["category"] = category_name(str(values["category"]), lang)
+    if "decision" in values:
+        values["decision"] = text(lang, f"progress.decision.{values['decision']}")
+    return text(lang, f"progress.{event.detail}", **values)
 
 
 def trace_outcome(row: Mapping[str, Any]) -> str:

@@ -52,6 +52,7 @@ STRINGS: dict[str, str] = {
     "step.baseline": "Baseline (speculation off)",
     "step.acceptance": "Draft acceptance",
     "step.verify": "Verify cost",
+    "step.tune": "Tuner (best settings)",
     "step.batch": "Concurrency",
     "step.ab": "A/B test",
     "step.reason": "Reason",

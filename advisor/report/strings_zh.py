@@ -51,6 +51,7 @@ STRINGS: dict[str, str] = {
     "step.baseline": "基线（关闭推测）",
     "step.acceptance": "草稿接受率",
     "step.verify": "验证开销",
+    "step.tune": "调优器（最佳设置）",
     "step.batch": "并发",
     "step.ab": "A/B 测试",
     "step.reason": "原因",

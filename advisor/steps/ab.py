@@ -73,7 +73,7 @@ class ABStep:
                 streak[arm] = streak[arm] + 1 if err else 0
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
-            yield Progress(self.id, i + 1, len(prompts), f"pair {i + 1}: {decision.decision.value}")
+            yield Progress.unit(self.id, i + 1, len(prompts), "ab_pair", pair=i + 1, decision=decision.decision.value)
             if decision.decision is not Decision.CONTINUE:
                 break
             if max(streak.values()) >= policy.max_consecutive_failures:

@@ -69,7 +69,7 @@ def compare_with_default(ctx: StepContext, prompts: Sequence[Any], measure_pair:
                 unit = measure_pair(off.adapter, on.adapter, prompt, on_first=i % 2 == 1, ctx=ctx)
                 yield UnitDone(step_id, key, unit)
             pairs.append(unit.pair)
-            yield Progress(step_id, i + 1, n, f"against the engine defaults: pair {i + 1}")
+            yield Progress.unit(step_id, i + 1, n, "ab_default_pair", pair=i + 1)
     finally:
         ctx.restarts.append(ServerRestart("off", f"{step_id}:restore", off.generation + 1, off.restart(original)))
     return summarise(default_argv, chosen_argv, pairs)

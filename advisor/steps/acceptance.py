@@ -53,7 +53,8 @@ class AcceptanceStep:
             if rec.draft_tokens:
                 yield Sample(self.id, f"acceptance:{prompt.category}", float(i),
                              (rec.draft_accepted or 0) / rec.draft_tokens)
-            yield Progress(self.id, i + 1, len(prompts), f"{prompt.category} · {prompt.id}")
+            yield Progress.unit(self.id, i + 1, len(prompts), "acceptance_prompt", category=prompt.category,
+                                prompt=prompt.id)
         method = ctx.config.spec_type if ctx.config.draft_model is None else "draft"
         evidence = replace(summarise(units, ctx.config.seed, method=method, draft_max=ctx.draft_cap), pool=pool)
         warnings: list[QualityWarning] = []

@@ -29,7 +29,8 @@ class BaselineStep:
             return
         adapter, budget, cfg = ctx.arms.off.adapter, ctx.config.budget, ctx.config
         for i, warm in enumerate(ctx.workload.warmup[: budget.warmup_requests]):
-            yield Progress(self.id, 0, len(ctx.workload.baseline) * budget.baseline_repeats, f"warm-up {i + 1}")
+            yield Progress.unit(self.id, 0, len(ctx.workload.baseline) * budget.baseline_repeats, "warmup",
+                                n=i + 1)
             adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
         records: list[RequestRecord] = []
         prompts = ctx.workload.baseline
@@ -46,7 +47,8 @@ class BaselineStep:
                 records.append(rec)
                 if rec.tok_s:
                     yield Sample(self.id, "decode_tok_s", float(len(records) - 1), rec.tok_s)
-                yield Progress(self.id, len(records), total, f"{prompt.id} (round {round_index + 1})")
+                yield Progress.unit(self.id, len(records), total, "baseline_prompt", prompt=prompt.id,
+                                    round=round_index + 1)
         evidence, warnings = summarise(records, ctx)
         if evidence.roofline_tok_s is not None:
             yield Sample(self.id, "roofline_tok_s", 0.0, evidence.roofline_tok_s)

@@ -84,7 +84,7 @@ class BatchStep:
                     yield Sample(self.id, f"{arm}_tok_s", float(c), tok_s)
             if row.speedup:
                 yield Sample(self.id, "speedup", float(c), row.speedup)
-            yield Progress(self.id, i + 1, len(levels), f"concurrency {c}")
+            yield Progress.unit(self.id, i + 1, len(levels), "batch_level", level=c)
         # the point crossover: the first level whose geometric-mean speedup is below break-even
         crossover = next((r.concurrency for r in rows if r.speedup is not None and r.speedup < policy.break_even),
                          None)

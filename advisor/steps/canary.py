@@ -45,7 +45,7 @@ def run_canary(ctx: StepContext, seen: Sequence[RequestRecord]) -> Generator[Eve
             yield Sample("acceptance", "canary_tok_s", float(i + 1), rec.tok_s)
         if rate is not None:
             yield Sample("acceptance", "canary_rate", float(i + 1), rate)
-        yield Progress("acceptance", i + 1, budget.canary_repeats, f"canary repeat {i + 1}")
+        yield Progress.unit("acceptance", i + 1, budget.canary_repeats, "canary_repeat", n=i + 1)
     reruns: list[CanaryRerun] = []
     by_id = {p.id: p for p in ctx.workload.acceptance}
     for seen_record in [r for r in seen if r.tok_s][: budget.canary_reruns]:

@@ -108,7 +108,7 @@ class TuneStep:
             prompts = probe_prompts(ctx, 1)[:2]
             draft_ms = draft_ms_per_token(ctx, ctx.config.draft_model, prompts)
             draft_ratio = draft_ms / t1 if draft_ms else 0.0
-            yield Progress(self.id, 1, 1, "draft model's own speed")
+            yield Progress.unit(self.id, 1, 1, "tune_draft_speed")
         argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
         return _fitted(MethodProbe(method=method, k_max=k_max, argv=tuple(argv), source="acceptance",
                                    per_category=dict(acc.per_category), draft_cost_ratio=draft_ratio), cost, t1)
@@ -180,7 +180,7 @@ class TuneStep:
         config = replace(base, spec_type=stype, draft_max=best.best_k, synth_len=None, n_match=n_match, p_min=p_min,
                          draft_model=ctx.config.draft_model if methods.family(stype) != "ngram" else None)
         ctx.fresh_on("tune:choice", config)
-        yield Progress(self.id, 1, 1, f"chosen: {probe.label}, k = {best.best_k}")
+        yield Progress.unit(self.id, 1, 1, "tune_chosen", label=probe.label, k=best.best_k)
         argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
         return TunerChoice(method=best.method, k=best.best_k, argv=tuple(argv), predicted_speedup=best.best_speedup,
                            predicted_per_category=dict(top.per_category), applied=True, n_match=n_match,

@@ -49,7 +49,7 @@ def run_method(ctx: StepContext, config: ServerConfig, label: str,
         if ctx.cancelled:
             break
         units.append(measure_prompt(arm.adapter, prompt, ctx, arm.generation))
-        yield Progress(STEP, i + 1, len(prompts), f"{label} · {prompt.category}")
+        yield Progress.unit(STEP, i + 1, len(prompts), "tune_probe", label=label, category=prompt.category)
     evidence = summarise(units, ctx.config.seed, method=config.spec_type, draft_max=config.draft_max)
     return evidence, arm.spec_argv
 
@@ -74,7 +74,7 @@ def run_surface_point(ctx: StepContext, base: ServerConfig, method: str, k: int,
         draft_tokens += unit.counters.draft_tokens
         accepted += unit.counters.accepted_tokens
         decode_ms += unit.record.decode_ms
-    yield Progress(STEP, 1, 1, f"surface k={k} τ={tau:g}")
+    yield Progress.unit(STEP, 1, 1, "tune_surface", k=k, tau=f"{tau:g}")
     return SurfaceRun(k=k, tau_target=tau, generated=generated, drafts=drafts, draft_tokens=draft_tokens,
                       accepted=accepted, decode_ms=decode_ms)
 

@@ -139,7 +139,8 @@ def _curve(adapter: Any, ctx: StepContext, pool: list[int], depth: int, ks: list
                 continue
             times[k].append(value)
         done = before + round_index + 1
-        yield Progress(VerifyStep.id, done, total, f"depth {depth}: round {round_index + 1} of {repeats}")
+        yield Progress.unit(VerifyStep.id, done, total, "verify_round", depth=depth, round=round_index + 1,
+                            rounds=repeats)
     for k in ks:
         if times[k]:
             yield UnitDone(VerifyStep.id, f"L={depth} k={k}", VerifyUnit(k, tuple(times[k])))
