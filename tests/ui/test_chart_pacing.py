@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.decide.policy import load_policy
+from advisor.events import StepDone
+from ui.charts.ab import ABChart
 from ui.charts.panel import PER_TICK, ChartPanel
 from ui.run_folder import load_run
 
@@ -60,3 +62,32 @@ def test_a_shown_panel_paints_every_chart(qtbot, saved_run: Path) -> None:  # ty
     qtbot.waitUntil(lambda: not panel.settling, timeout=10_000)
     assert all(chart.updatesEnabled() for chart in panel.charts)
     assert panel.decode._suffix.startswith("MBU")  # the saved evidence reached the charts
+
+
+def test_a_step_end_reaches_its_charts_one_per_turn(qtbot, saved_run: Path) -> None:  # type: ignore[no-untyped-def]
+    panel = ChartPanel()
+    qtbot.addWidget(panel)
+    panel.start(load_policy(), [10, 20, 30])
+    evidence = load_run(saved_run).evidence
+    for step, record in evidence.steps.items():
+        panel.handle(StepDone(step, "done", record.evidence))
+    assert panel.settling and panel.decode._suffix == ""  # queued, not drawn in the turn that handled it
+    qtbot.waitUntil(lambda: not panel.settling, timeout=10_000)
+    assert panel.decode._suffix.startswith("MBU")
+    panel.reset()
+    panel.handle(StepDone("baseline", "done", evidence.steps["baseline"].evidence))
+    panel.reset()  # a new check: a step end of the old one not yet drawn is forgotten
+    assert not panel.settling
+
+
+def test_the_looks_are_moved_and_hidden_not_made_again(qtbot) -> None:  # type: ignore[no-untyped-def]
+    chart = ABChart()
+    qtbot.addWidget(chart)
+    chart.set_looks([10, 20, 30, 40])
+    lines = list(chart._looks)
+    chart.set_looks([10, 20])  # the step's end: only the looks the pairs reached
+    assert chart._looks == lines
+    assert [line.isVisible() for line in lines] == [True, True, False, False]
+    chart.set_looks([15, 30, 45, 60, 75])
+    assert chart._looks[:4] == lines and [line.value() for line in chart._looks] == [15, 30, 45, 60, 75]
+    assert all(line.isVisible() for line in chart._looks)
