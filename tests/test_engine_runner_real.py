@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from advisor.run.engine_runner import ManagedServer, ServerConfig
+from advisor.run.engine_runner import EngineStartError, ManagedServer, ServerConfig, _die_with_parent, _launch
 
 pytestmark = pytest.mark.engine
 
@@ -35,6 +35,8 @@ def test_start_health_and_stop(llama_binary: Any, demo_model: Path, tmp_path: Pa
         assert server.base_url.startswith("http://127.0.0.1:")
         assert httpx.get(f"{server.base_url}/health", timeout=5).status_code == 200
         pid = server.pid
+        if sys.platform.startswith("linux"):  # the exec shim left the server itself at the pid we signal
+            assert Path(f"/proc/{pid}/exe").resolve() == Path(llama_binary.path).resolve()
     assert pid is not None and not server.running
     time.sleep(0.2)
     assert not _alive(pid)
@@ -48,7 +50,7 @@ def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary:
     child = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from advisor.run.engine_runner import ManagedServer, ServerConfig
+        from advisor.run.engine_runner import EngineStartError, ManagedServer, ServerConfig, _die_with_parent, _launch
         from probes.engines.llamacpp.binary import find_llama_server
         s = ManagedServer(find_llama_server({llama_binary.path!r}),
                           ServerConfig(model=Path({str(demo_model)!r}), ctx_size=512), Path({str(tmp_path)!r}))
@@ -69,3 +71,22 @@ def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary:
     while _alive(server_pid) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(server_pid), "a killed spec-advisor must not leave its llama-server running"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the exec shim is Linux-only")
+def test_the_server_starts_without_forking_us(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A preexec function makes CPython fork() the whole process (the window's: a stall at every server start);
+    # the shim lets it use vfork. A frozen app has no interpreter for the shim and keeps the preexec function.
+    argv, preexec = _launch(["/usr/bin/llama-server", "-m", "x.gguf"])
+    assert preexec is None and argv[0] == sys.executable and argv[-3:] == ["/usr/bin/llama-server", "-m", "x.gguf"]
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert _launch(["/usr/bin/llama-server"]) == (["/usr/bin/llama-server"], _die_with_parent)
+
+
+def test_a_binary_that_cannot_run_is_a_clear_error(demo_model: Path, tmp_path: Path) -> None:
+    fake = tmp_path / "llama-server"
+    fake.write_text("not a program")  # no execute bit
+    binary = type("Binary", (), {"path": str(fake), "dialect": None})()
+    server = ManagedServer(binary, ServerConfig(model=demo_model, ctx_size=512), tmp_path)  # type: ignore[arg-type]
+    with pytest.raises(EngineStartError, match="not an executable file"):
+        server.start()
