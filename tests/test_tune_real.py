@@ -99,3 +99,7 @@ def test_the_tuner_chooses_restarts_the_on_server_with_the_choice_and_keeps_the_
     assert arms.off.spec_argv == ()
     phases = [(r["arm"], r["before"]) for r in evidence["restarts"]]
     assert ("off", "ab:vs-default") in phases and ("off", "ab:restore") in phases
+    # the A/B measured the server the choice started and warmed (nothing measured it in between): no second
+    # restart of the same settings
+    choice_generation = next(r["generation"] for r in evidence["restarts"] if r["before"] == "tune:choice")
+    assert ("on", "ab") not in phases and ab["pool"] == {"fresh": True, "generation": choice_generation}

@@ -38,25 +38,35 @@ class StepContext:
     resume_units: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sampler: GpuSampler | None = None   # ~10 Hz GPU telemetry during the run (no-op without a GPU)
     restarts: list[ServerRestart] = field(default_factory=list)
+    # the ON server's generation that a phase restarted and warmed for the next one (the tuner's choice) and
+    # that nothing has measured since: the next phase that asks for a fresh server takes it as it is
+    handed_over_on: int | None = None
 
-    def fresh_on(self, phase: str, config: ServerConfig | None = None) -> PoolState:
+    def fresh_on(self, phase: str, config: ServerConfig | None = None, hand_over: bool = False) -> PoolState:
         """Start `phase` on a clean ON server: restart it, then warm it with out-of-set prompts only.
 
         N-gram drafters keep one table for the whole server (llama.cpp ngram-mod), so whatever earlier phases
         showed it would otherwise make this phase's drafts look better than new text allows. An attached
         server cannot be restarted: its pool state is unknown. Skipped when the user turned fresh pools off
         (a benchmark measuring exactly that effect). With `config` (the tuner's probes and its choice) the
-        managed server always restarts, with that configuration."""
+        managed server always restarts, with that configuration. `hand_over`: `phase` only prepares the
+        server for the next phase and measures nothing on it, so that phase takes it without a second
+        restart (the tuner's choice, then the A/B: ~2 s of restart and warm-up saved)."""
         arm = self.arms.on
         if arm is None:
             return PoolState(fresh=None)
         fresh: bool | None = None
+        handed_over, self.handed_over_on = self.handed_over_on, None
         if arm.managed:
             fresh = self.config.fresh_pool or config is not None
+            if fresh and config is None and handed_over == arm.generation:
+                return PoolState(fresh=True, generation=arm.generation)  # restarted and warmed, nothing measured
             if fresh:
                 seconds = arm.restart(config)
                 self.restarts.append(ServerRestart("on", phase, arm.generation, seconds))
         self.warm(arm.adapter)
+        if hand_over and fresh:
+            self.handed_over_on = arm.generation
         return PoolState(fresh=fresh, generation=arm.generation)
 
     def warm(self, adapter: EngineAdapter) -> None:

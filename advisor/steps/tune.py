@@ -179,7 +179,7 @@ class TuneStep:
         stype = spec_type_of(best.method)
         config = replace(base, spec_type=stype, draft_max=best.best_k, synth_len=None, n_match=n_match, p_min=p_min,
                          draft_model=ctx.config.draft_model if methods.family(stype) != "ngram" else None)
-        ctx.fresh_on("tune:choice", config)
+        ctx.fresh_on("tune:choice", config, hand_over=True)  # the A/B (or batch) measures it
         yield Progress.unit(self.id, 1, 1, "tune_chosen", label=probe.label, k=best.best_k)
         argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
         return TunerChoice(method=best.method, k=best.best_k, argv=tuple(argv), predicted_speedup=best.best_speedup,
