@@ -17,6 +17,7 @@ from ui.strings import set_language
 
 SCREENSHOT_SIZE = (1440, 900)
 PROBE_WAIT_MS = 20_000  # the host RAM-bandwidth probe takes ~0.6 s; a llama-server --help a few seconds
+SWITCH_INTERVAL_S = 0.0005  # how soon a thread waiting for the GIL gets it (CPython's default: 0.005)
 
 
 def application() -> QApplication:
@@ -29,6 +30,12 @@ def application() -> QApplication:
     fonts.ensure_cjk(app)
     app.setStyleSheet(theme.STYLE)
     theme.configure_pyqtgraph()
+    # The check runs on a worker thread of this process. Every Python callback Qt makes while painting a
+    # chart (pyqtgraph's paint, boundingRect, …) must take the GIL back from that thread, and CPython hands it
+    # over only after the switch interval: 5 ms by default, so one paint of a few dozen callbacks waited
+    # 50-100 ms whenever the worker was busy in Python (a step's end, the report). 0.5 ms keeps that wait
+    # below one frame; the worker loses little, its time is spent waiting on the engine.
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     return app
 
 

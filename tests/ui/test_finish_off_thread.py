@@ -4,6 +4,7 @@ handling events, then the verdict view shows them (no engine: a saved run stands
 from __future__ import annotations
 
 import json
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ import ui.main_window as main_window
 from advisor.config import CheckConfig
 from advisor.events import SessionDone
 from advisor.run.session import Session
+from ui.app import SWITCH_INTERVAL_S, application
 from ui.run_folder import load_run
 
 
@@ -104,3 +106,11 @@ def test_a_started_check_shows_the_run_view_on_the_next_turn(window, qtbot) -> N
     qtbot.waitUntil(lambda: window.current_view() == "run", timeout=10_000)
     assert window.run_view.running and next(iter(window.run_view.steps.rows)) == "preflight"
     window.run_view.charts.stop()  # no session thread runs here: stop the sampler the start began
+
+
+def test_the_app_takes_the_gil_back_quickly_from_the_check_thread(qtbot) -> None:  # type: ignore[no-untyped-def]
+    # Qt's paint calls back into Python dozens of times per chart; at CPython's default 5 ms switch interval
+    # each callback could wait that long for the GIL while the check thread computes (stalls of 60-100 ms
+    # in bench/gui_bench.py --diagnose, 30 ms with this interval).
+    application()
+    assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL_S) and SWITCH_INTERVAL_S <= 0.001
