@@ -39,6 +39,7 @@ class RunView(QWidget):
         self.overall.setWordWrap(True)  # "49/66 units · 31:18 elapsed · about 17:01 left" is wider than the side
         self.eta: EtaTracker | None = None
         self._final: Estimate | None = None
+        self._last_progress: Progress | None = None  # the unit the step list names now
         self.warnings = QListWidget()
         self.warnings.setWordWrap(True)
         self.warnings.setMaximumHeight(150)
@@ -75,6 +76,7 @@ class RunView(QWidget):
         """A check starts: reset the list and charts, enable Cancel."""
         config = session.config
         self.steps.set_steps(["preflight", *config.steps])
+        self._last_progress = None
         self._clear_warnings()
         policy = session.policy
         self.charts.start(policy, list(policy_for(policy.ab, config.budget.ab_max_pairs).looks))
@@ -93,6 +95,7 @@ class RunView(QWidget):
             self._set_status(None)
             self.steps.start(event.step)
         elif isinstance(event, Progress):
+            self._last_progress = event  # said again in the other language when the reader switches
             self.steps.progress(event.step, event.done, event.total, progress_text(language(), event))
         elif isinstance(event, QualityWarning):
             self._add_warning(event.message)
@@ -109,6 +112,7 @@ class RunView(QWidget):
         self._show_overall()
         self.charts.stop()
         self.steps.close_out()
+        self._last_progress = None
         if done.status == "complete":
             self._set_status("run.done")
         elif done.status == "aborted":
@@ -174,6 +178,8 @@ class RunView(QWidget):
             key, values = self._status_text
             self.status.setText(tr(key, **values))
         self.steps.refresh()
+        if (last := self._last_progress) is not None:
+            self.steps.progress(last.step, last.done, last.total, progress_text(language(), last))
         self.warnings.clear()
         for message in self._warning_messages:
             self.warnings.addItem(f"⚠ {step_warning(language(), message)}")

@@ -7,8 +7,10 @@ import pyqtgraph as pg
 
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import AcceptanceEvidence
+from advisor.report.strings import category_name
 from ui import theme
 from ui.charts.base import LiveChart, num
+from ui.strings import language
 
 
 class CategoryChart(LiveChart):
@@ -30,8 +32,18 @@ class CategoryChart(LiveChart):
     def _index(self, category: str) -> int:
         if category not in self.categories:
             self.categories.append(category)
-            self.getPlotItem().getAxis("left").setTicks([list(enumerate(self.categories))])
+            self._set_ticks()
         return self.categories.index(category)
+
+    def _set_ticks(self) -> None:
+        """The categories in words of the window's language (a user's own label as written)."""
+        # (the base class retranslates while it is built, before this chart has its categories)
+        ticks = [(i, category_name(c, language())) for i, c in enumerate(getattr(self, "categories", []))]
+        self.getPlotItem().getAxis("left").setTicks([ticks] if ticks else None)
+
+    def retranslate(self) -> None:
+        super().retranslate()
+        self._set_ticks()
 
     def on_sample(self, series: str, x: float, y: float) -> None:
         if series.startswith("acceptance:"):
