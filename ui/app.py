@@ -18,14 +18,19 @@ from ui.strings import set_language
 SCREENSHOT_SIZE = (1440, 900)
 PROBE_WAIT_MS = 20_000  # the host RAM-bandwidth probe takes ~0.6 s; a llama-server --help a few seconds
 SWITCH_INTERVAL_S = 0.0005  # how soon a thread waiting for the GIL gets it (CPython's default: 0.005)
+_SET_UP = "specAdvisorSetUp"  # a property of the QApplication once `application()` has configured it
 
 
 def application() -> QApplication:
-    """The one QApplication, created with our style sheet if it does not exist yet."""
+    """The one QApplication, set up once with our style sheet, fonts and switch interval. Cheap to call again:
+    the event loops of `settle` and the screenshot tools call it often, and setting the style sheet again
+    would re-polish every widget of the window each time."""
     app = QApplication.instance()
     if not isinstance(app, QApplication):
         app = QApplication(sys.argv[:1])
         app.setApplicationName("spec-advisor")
+    if app.property(_SET_UP):
+        return app
     qt_compat.protect_none()
     fonts.ensure_cjk(app)
     app.setStyleSheet(theme.STYLE)
@@ -36,6 +41,7 @@ def application() -> QApplication:
     # 50-100 ms whenever the worker was busy in Python (a step's end, the report). 0.5 ms keeps that wait
     # below one frame; the worker loses little, its time is spent waiting on the engine.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    app.setProperty(_SET_UP, True)
     return app
 
 
