@@ -137,7 +137,7 @@ class RunView(QWidget):
 
     def _add_warning(self, message: str) -> None:
         self._warning_messages.append(message)
-        self.warnings.addItem(f"⚠ {step_warning(language(), message)}")
+        self.warnings.addItem(_warning_line(message))
 
     def _clear_warnings(self) -> None:
         self._warning_messages.clear()
@@ -182,5 +182,10 @@ class RunView(QWidget):
             self.steps.progress(last.step, last.done, last.total, progress_text(language(), last))
         self.warnings.clear()
         for message in self._warning_messages:
-            self.warnings.addItem(f"⚠ {step_warning(language(), message)}")
+            self.warnings.addItem(_warning_line(message))
         self.charts.retranslate()
+
+
+def _warning_line(message: str) -> str:
+    """A step's warning as the list shows it, in the window's language."""
+    return f"⚠ {step_warning(language(), message)}"
