@@ -21,6 +21,7 @@ from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.report.strings import text
 from advisor.tune.summary import tuner_summary
 from tests.report_sample import sample_run, sample_verdict
 
@@ -117,3 +118,29 @@ def test_the_cli_summary_prints_the_choice() -> None:
     print_summary(ev, SessionDone(status="complete", run_dir="", verdict=sample_verdict()), out)
     text = out.getvalue()
     assert "tuner: Chosen: ngram-mod, draft length 4." in text and "measured 1.18×" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_report_says_whether_the_cost_fit_could_tell_an_overhead(lang: str) -> None:
+    unshown = dataclasses.replace(_probe_of(_tuned()), overhead=0.0, overhead_fitted=2.47, overhead_se=1.53,
+                                  speed_factor=0.87)
+    shown = dataclasses.replace(unshown, overhead=0.7, overhead_fitted=0.7, overhead_se=0.1, speed_factor=1.02)
+    texts = []
+    for probe in (unshown, shown):
+        ev = _with_probe(_tuned(), probe)
+        texts.append(render_markdown(build_report(ev, facts_from_evidence(ev), sample_verdict()), lang))
+    assert text(lang, "tuner.overhead_unshown", fitted=2.47, se=1.53) in texts[0]
+    assert text(lang, "tuner.speed_factor", speed=0.87) in texts[0]
+    assert text(lang, "tuner.overhead_used", overhead=0.7, se=0.1) in texts[1]
+    assert text(lang, "tuner.speed_factor", speed=1.02) not in texts[1]  # within 3%: not worth a line
+
+
+def _probe_of(ev: Evidence) -> MethodProbe:
+    assert ev.tune is not None
+    return ev.tune.methods[0]
+
+
+def _with_probe(ev: Evidence, probe: MethodProbe) -> Evidence:
+    assert ev.tune is not None
+    tune = dataclasses.replace(ev.tune, methods=(probe, *ev.tune.methods[1:]))
+    return dataclasses.replace(ev, steps={**ev.steps, "tune": dataclasses.replace(ev.steps["tune"], evidence=tune)})

@@ -7,8 +7,8 @@ import math
 import pytest
 
 from advisor.tune.choose import KPrediction, best_method, mix_weights, pick, predict_method
-from advisor.tune.cost import StepCost, fit_overhead, interpolate
-from advisor.tune.gain import RunShape, accepted_histogram, merge, steps_at
+from advisor.tune.cost import StepCost, fit_run, interpolate
+from advisor.tune.gain import RunShape, StepsAtK, accepted_histogram, merge, steps_at
 
 # Measured on the real server (SmolLM2-135M, a copy-heavy rename prompt, ngram-mod, 160 tokens): at K = 16
 # 8 drafts, 115 drafted, positions 1–3 accepted by all 8, 4–16 by 7; at k = 4 the same prompt took 25 drafts
@@ -59,23 +59,46 @@ def test_interpolation_is_linear_and_extends_past_the_ends() -> None:
     assert interpolate(pts, 0.5) == 1.0
 
 
-def test_overhead_fit_recovers_the_constant_that_made_the_data() -> None:
-    cost = StepCost({1: 1.0, 5: 1.4, 17: 2.6}, overhead=0.3)
-    runs = [(steps_at(COPY_RUN, k), cost.time(steps_at(COPY_RUN, k))) for k in (4, 16)]
-    assert fit_overhead(StepCost(cost.verify_ratio), runs) == pytest.approx(0.3)
+# Three categories that draft in different proportions (what the fit needs to tell overhead from speed).
+NO_DRAFTS = RunShape(k_max=16, generated=126, drafts=0, draft_tokens=0, accepted_per_position=(0,) * 16)
+SOME_DRAFTS = RunShape(k_max=16, generated=126, drafts=5, draft_tokens=63, accepted_per_position=(5,) * 12 + (0,) * 4)
+CURVE = StepCost({1: 1.0, 5: 1.9, 17: 5.8})
 
 
-def test_a_run_faster_than_the_verify_curve_allows_fits_no_overhead_not_a_negative_one() -> None:
-    # The run took half the time its verify curve says (a curve timed in a slow spell): the fit would be
-    # negative, i.e. drafting steps cheaper than their own forward; it is clamped to no overhead instead.
-    cost = StepCost({1: 1.0, 5: 1.4, 17: 2.6})
-    runs = [(steps_at(COPY_RUN, 16), 0.5 * cost.time(steps_at(COPY_RUN, 16)))]
-    assert fit_overhead(cost, runs) == 0.0
+def _runs(cost: StepCost, speed: float, noise: tuple[float, ...] = (0, 0, 0, 0)) -> list[tuple[StepsAtK, float]]:
+    shapes = (NO_DRAFTS, SOME_DRAFTS, COPY_RUN, NO_DRAFTS)
+    return [(steps_at(s, 16), speed * cost.time(steps_at(s, 16)) + e) for s, e in zip(shapes, noise, strict=True)]
 
 
-def test_overhead_is_not_fitted_from_a_handful_of_steps() -> None:
+def test_the_run_fit_recovers_the_speed_and_overhead_that_made_the_data() -> None:
+    made = StepCost(CURVE.verify_ratio, overhead=0.7)
+    fit = fit_run(CURVE, _runs(made, 0.9), alpha=0.05)
+    assert fit.speed_factor == pytest.approx(0.9)
+    assert fit.overhead_fitted == pytest.approx(0.7) and fit.overhead == pytest.approx(0.7)
+
+
+def test_a_slower_spell_is_the_runs_speed_not_an_overhead_on_its_few_drafting_steps() -> None:
+    # Every step 12% slower than while the baseline was timed: an overhead fitted alone puts all of it on the
+    # 13 drafting steps (about 4 plain steps each) and predicts a loss where there is a gain.
+    fit = fit_run(CURVE, _runs(CURVE, 1.12), alpha=0.05)
+    assert fit.speed_factor == pytest.approx(1.12)
+    assert fit.overhead == 0.0 and fit.overhead_fitted == pytest.approx(0.0, abs=1e-9)
+
+
+def test_an_overhead_the_noise_cannot_tell_from_zero_is_not_used() -> None:
+    # ±8 plain steps per category (the demo engine's prompt-to-prompt spread) over a few drafting steps
+    made = StepCost(CURVE.verify_ratio, overhead=0.7)
+    fit = fit_run(CURVE, _runs(made, 1.0, noise=(8.0, -6.0, 5.0, -8.0)), alpha=0.05)
+    assert fit.overhead_fitted is not None and fit.overhead_se is not None and fit.overhead_se > 0.5
+    assert fit.overhead == 0.0
+
+
+def test_no_overhead_is_fitted_from_a_handful_of_steps_or_one_category() -> None:
     tiny = RunShape(k_max=4, generated=20, drafts=2, draft_tokens=8, accepted_per_position=(1, 0, 0, 0))
-    assert fit_overhead(StepCost({1: 1.0, 5: 1.2}), [(steps_at(tiny, 4), 19.0)]) is None
+    few = fit_run(StepCost({1: 1.0, 5: 1.2}), [(steps_at(tiny, 4), 19.0)] * 3, alpha=0.05)
+    assert few.overhead_fitted is None and few.overhead == 0.0
+    one = fit_run(CURVE, _runs(CURVE, 1.0)[1:2], alpha=0.05)
+    assert one.overhead_fitted is None and one.speed_factor == pytest.approx(1.0)
 
 
 def test_free_verify_makes_longer_drafts_win_on_copy_heavy_text() -> None:

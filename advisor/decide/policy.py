@@ -90,6 +90,7 @@ class TunerPolicy:
     k_tie_margin: float
     method_tie_margin: float
     max_prediction_error: float
+    overhead_alpha: float        # one-sided test level for using a fitted per-step overhead
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +138,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "preflight.max_load_per_core": (0.0, 100.0), "preflight.min_free_vram_gib": (0.0, 10_000.0),
     "acceptance.low_rate_warning": (0.0, 1.0), "reconcile.model_mismatch_factor": (1.0, 100.0),
     "tuner.k_tie_margin": (0.0, 0.5), "tuner.method_tie_margin": (0.0, 0.5),
-    "tuner.max_prediction_error": (0.0, 10.0),
+    "tuner.max_prediction_error": (0.0, 10.0), "tuner.overhead_alpha": (0.0001, 0.5),
 }
 
 

@@ -41,6 +41,12 @@ class RequestRecord:
     repetition_loop: bool
     server_generation: int | None = None  # which process of its arm answered (a restart starts the next)
 
+    @property
+    def decode_depth_tokens(self) -> float:
+        """Mean context depth over this request's decode, tokens: its whole prompt (cached or not) and half
+        its reply."""
+        return (self.prompt_tokens or 0) + (self.cached_tokens or 0) + self.completion_tokens / 2
+
 
 @dataclass(frozen=True, slots=True)
 class PoolState:
@@ -114,6 +120,7 @@ class CategoryAcceptance:
     accepted_per_position: tuple[float, ...] = ()  # drafts that accepted position 1, 2, …
     generated: int = 0                            # tokens decoded after each request's first
     decode_ms: float | None = None                # server decode time over those tokens
+    depth_tokens: float | None = None             # mean context depth over those tokens
 
 
 @dataclass(frozen=True, slots=True)

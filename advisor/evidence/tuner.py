@@ -33,7 +33,10 @@ class MethodProbe:
     argv: tuple[str, ...] = ()                   # the ON server's speculative flags for the probe
     source: str = "acceptance"                   # "acceptance" (step 2) or "probe" (the tuner's own run)
     per_category: Mapping[str, CategoryAcceptance] = field(default_factory=dict)
-    overhead: float | None = None                # per drafting step, fitted from this run
+    overhead: float | None = None                # per drafting step, as the model used it (plain steps)
+    overhead_fitted: float | None = None         # the fit from this run (None: the run could not tell it)
+    overhead_se: float | None = None             # its standard error (plain steps)
+    speed_factor: float | None = None            # this run's plain steps ÷ the baseline's t1 at the same depth
     draft_cost_ratio: float | None = None        # draft model ms per drafted token ÷ t1 (0 for n-gram)
     curve: tuple[KSpeedup, ...] = ()
     best_k: int | None = None
@@ -59,7 +62,7 @@ class SurfacePoint:
     tau_measured: float | None = None            # tokens per drafting step the engine realised
     coverage: float | None = None                # drafting steps ÷ all steps
     tok_s: float | None = None
-    speedup: float | None = None                 # measured, against the OFF arm's t1
+    speedup: float | None = None                 # measured, against t1 at the points' depth and the run's speed
     predicted_speedup: float | None = None       # the cost model (verify curve + the K run's overhead)
     step_cost: float | None = None               # measured drafting-step cost, plain steps
 
@@ -90,6 +93,7 @@ class TuneEvidence:
 
     ks: tuple[int, ...] = ()
     t1_ms: float | None = None
+    t1_slope_ms_per_token: float | None = None   # how t1 grows per token of context (from the baseline)
     methods: tuple[MethodProbe, ...] = ()
     surface: tuple[SurfacePoint, ...] = ()
     surface_model_rel_err_median: float | None = None

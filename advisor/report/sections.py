@@ -189,6 +189,7 @@ def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
         return None
     summary = evidence.tuner or tuner_summary(evidence)
     choice = tune.choice
+    probe = tune.chosen_probe()
     return {
         "method": choice.method, "k": choice.k, "command": " ".join(choice.argv), "applied": choice.applied,
         "predicted_speedup": num(choice.predicted_speedup),
@@ -208,5 +209,9 @@ def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
         "per_category": {c: num(v) for c, v in choice.predicted_per_category.items()},
         "breakeven_tau": {str(k): num(v) for k, v in tune.breakeven_tau.items()},
         "surface_model_rel_err_median": num(tune.surface_model_rel_err_median),
+        "overhead": num(probe.overhead) if probe else None,
+        "overhead_fitted": num(probe.overhead_fitted) if probe else None,
+        "overhead_se": num(probe.overhead_se) if probe else None,
+        "speed_factor": num(probe.speed_factor) if probe else None,
         "charts": [c for c in (tuner_curve_chart(tune, summary), surface_chart(tune)) if c is not None],
     }

@@ -171,6 +171,14 @@ STRINGS: dict[str, str] = {
     "tuner.breakeven": ("To break even a drafting step must yield τ ≥ {values} tokens"
                         " (k: τ); to gain 1.2× it needs 1.2 × that."),
     "tuner.surface_error": "Cost model against the synthetic surface: median error {err:.0%}.",
+    "tuner.overhead_used": ("Each drafting step costs {overhead:.2f} plain steps beyond its verify forward (fitted"
+                            " from the run at the longest draft, ± {se:.2f})."),
+    "tuner.overhead_unshown": ("The run at the longest draft could not tell a per-step overhead from zero"
+                               " ({fitted:+.2f} ± {se:.2f} plain steps): the model uses none, so it may predict"
+                               " too much; the A/B measures it."),
+    "tuner.speed_factor": ("That run's plain steps took {speed:.2f}× the baseline's time at the same context depth"
+                           " (the machine's speed moved between the steps, or the ON server works at every step);"
+                           " the prediction is a ratio, so this cancels."),
     "tuner.hint": ("Predicted from one run at the longest draft (per-position acceptance) and the verify-cost "
                    "curve; the verdict rests on the A/B."),
     "section.reconcile": "Perf model against the A/B",

@@ -163,6 +163,12 @@ STRINGS: dict[str, str] = {
     "tuner.not_probed": "未探测：{why}",
     "tuner.breakeven": "要持平，每个起草步骤需产出 τ ≥ {values} 个 token（k: τ）；要获得 1.2× 则需其 1.2 倍。",
     "tuner.surface_error": "成本模型对照合成接受率曲面：中位误差 {err:.0%}。",
+    "tuner.overhead_used": ("每个起草步骤在其验证前向之外还需 {overhead:.2f} 个普通步骤"
+                            "（由最长草稿的运行拟合，± {se:.2f}）。"),
+    "tuner.overhead_unshown": ("最长草稿的运行无法把每步固定开销与零区分开（{fitted:+.2f} ± {se:.2f} 个普通步骤）："
+                               "模型按零计算，因此预测可能偏高；以 A/B 测量为准。"),
+    "tuner.speed_factor": ("该运行的普通步骤耗时为相同上下文深度下基线的 {speed:.2f} 倍"
+                           "（两步之间机器速度有变化，或 ON 服务器每步都有额外工作）；预测是比值，此项相互抵消。"),
     "tuner.hint": "由最长草稿的一次运行（逐位置接受率）和验证开销曲线预测；结论以 A/B 为准。",
     "section.reconcile": "性能模型与 A/B 对照",
     "reconcile.predicted": "对本次检查所测的设置预测为 {predicted}（{terms}）。",

@@ -7,6 +7,9 @@ from typing import Any
 
 from advisor.report.strings import fmt_speedup, text
 
+# A run within 3% of the baseline's speed is the baseline's own spread; not worth a sentence.
+SPEED_FACTOR_WORTH_SAYING = 0.03
+
 
 def tuner_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
     """What was chosen, predicted beside measured, and what a drafting step must yield to pay."""
@@ -32,8 +35,24 @@ def tuner_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
     if breakeven:
         values = ", ".join(f"{k}: {v:.2f}" for k, v in breakeven.items() if v is not None)
         lines.append(text(lang, "tuner.breakeven", values=values))
+    lines += cost_fit_sentences(section, lang)
     if section.get("surface_model_rel_err_median") is not None:
         lines.append(text(lang, "tuner.surface_error", err=section["surface_model_rel_err_median"]))
+    return lines
+
+
+def cost_fit_sentences(section: Mapping[str, Any], lang: str) -> list[str]:
+    """What the chosen method's run at the longest draft said about step costs (its overhead and speed)."""
+    lines = []
+    fitted, se = section.get("overhead_fitted"), section.get("overhead_se")
+    if fitted is not None and se is not None:
+        if section.get("overhead"):
+            lines.append(text(lang, "tuner.overhead_used", overhead=section["overhead"], se=se))
+        else:
+            lines.append(text(lang, "tuner.overhead_unshown", fitted=fitted, se=se))
+    speed = section.get("speed_factor")
+    if speed is not None and abs(speed - 1.0) >= SPEED_FACTOR_WORTH_SAYING:
+        lines.append(text(lang, "tuner.speed_factor", speed=speed))
     return lines
 
 

@@ -73,8 +73,7 @@ def summarise(records: Sequence[RequestRecord], ctx: StepContext) -> tuple[Basel
                        between_prompt_cv_pct=stats.cv_percent(tok_s),
                        ttft_ms=percentile_or_none([r.ttft_ms for r in records], 50),
                        prompt_ms=percentile_or_none([r.prompt_ms for r in records], 50))
-    depth = stats.median([(r.prompt_tokens or 0) + (r.cached_tokens or 0) + r.completion_tokens / 2
-                          for r in records])
+    depth = stats.median([r.decode_depth_tokens for r in records])
     bytes_gb = roofline.bytes_per_token_gb(ctx.environment.model, depth)
     peak = roofline.peak_bandwidth(ctx.environment)
     if bytes_gb is None or peak is None:

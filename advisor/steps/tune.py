@@ -31,9 +31,10 @@ from advisor.steps.tune_probes import (
     run_surface_point,
 )
 from advisor.tune.choose import MethodPrediction, best_method, mix_weights, predict_method
-from advisor.tune.cost import StepCost, fit_overhead
+from advisor.tune.cost import StepCost, fit_run
 from advisor.tune.gain import steps_at
 from advisor.tune.inputs import run_shapes, verify_ratios
+from advisor.tune.plain_step import PlainStep, plain_step
 from advisor.tune.surface import breakeven_tau, model_rel_err_median, surface_point
 from advisor.tune.variants import Variant, knob_defaults, variants
 
@@ -56,20 +57,22 @@ class TuneStep:
             return
         assert isinstance(acc, AcceptanceEvidence) and isinstance(verify, VerifyEvidence)
         assert isinstance(base, BaselineEvidence) and base.ms_per_token and acc.draft_max
+        plain = plain_step(base)
+        assert plain is not None  # the baseline has a speed (checked above)
         t1, k_max = base.ms_per_token, acc.draft_max
         ks = tuple(k for k in TUNE_KS if k <= k_max)
         cost = StepCost(verify_ratios(verify))
         primary = _method_name(ctx, acc)
-        probes = [(yield from self._probe_primary(ctx, primary, acc, cost, t1, k_max))]
+        probes = [(yield from self._probe_primary(ctx, primary, acc, cost, plain, k_max))]
         for method in _other_methods(ctx, primary):
             if ctx.cancelled:
                 break
-            probes.append((yield from self._probe_other(ctx, method, cost, t1, k_max)))
+            probes.append((yield from self._probe_other(ctx, method, cost, plain, k_max)))
         for variant in _variants(ctx, primary):
             if ctx.cancelled:
                 break
-            probes.append((yield from self._probe_variant(ctx, probes[0], variant, cost, t1)))
-        surface = [] if ctx.cancelled else (yield from self._surface(ctx, primary, acc, probes[0], cost, t1))
+            probes.append((yield from self._probe_variant(ctx, probes[0], variant, cost, plain)))
+        surface = [] if ctx.cancelled else (yield from self._surface(ctx, primary, acc, probes[0], cost, plain))
         mix = dict(ctx.workload.mix.requested) if ctx.workload.mix else None
         margin_k, margin_m = ctx.policy.tuner.k_tie_margin, ctx.policy.tuner.method_tie_margin
         predicted: list[tuple[MethodProbe, MethodPrediction]] = []
@@ -93,7 +96,8 @@ class TuneStep:
         defaults = knob_defaults(ctx.arms.dialect)
         surface_cost = replace(cost, overhead=probes[0].overhead or 0.0)
         evidence = TuneEvidence(
-            ks=ks, t1_ms=t1, methods=final_probes, surface=tuple(surface),
+            ks=ks, t1_ms=t1, t1_slope_ms_per_token=plain.slope_ms_per_token, methods=final_probes,
+            surface=tuple(surface),
             surface_model_rel_err_median=model_rel_err_median(surface),
             breakeven_tau=breakeven_tau(surface_cost, list(ks)), choice=choice,
             verify_ratio_at_choice=cost.verify(choice.k + 1.0) if choice else None,
@@ -101,19 +105,20 @@ class TuneStep:
         yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence, elapsed_s=time.monotonic() - t0,
                        reason="" if choice else "no method could be predicted")
 
-    def _probe_primary(self, ctx: StepContext, method: str, acc: AcceptanceEvidence, cost: StepCost, t1: float,
-                       k_max: int) -> Generator[Event, None, MethodProbe]:
+    def _probe_primary(self, ctx: StepContext, method: str, acc: AcceptanceEvidence, cost: StepCost,
+                       plain: PlainStep, k_max: int) -> Generator[Event, None, MethodProbe]:
         draft_ratio = 0.0
         if methods.family(method) != "ngram" and ctx.config.draft_model is not None:
             prompts = probe_prompts(ctx, 1)[:2]
             draft_ms = draft_ms_per_token(ctx, ctx.config.draft_model, prompts)
-            draft_ratio = draft_ms / t1 if draft_ms else 0.0
+            draft_ratio = draft_ms / plain.ms_per_token if draft_ms else 0.0
             yield Progress.unit(self.id, 1, 1, "tune_draft_speed")
         argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
         return _fitted(MethodProbe(method=method, k_max=k_max, argv=tuple(argv), source="acceptance",
-                                   per_category=dict(acc.per_category), draft_cost_ratio=draft_ratio), cost, t1)
+                                   per_category=dict(acc.per_category), draft_cost_ratio=draft_ratio), cost, plain,
+                       ctx.policy.tuner.overhead_alpha)
 
-    def _probe_other(self, ctx: StepContext, method: str, cost: StepCost, t1: float,
+    def _probe_other(self, ctx: StepContext, method: str, cost: StepCost, plain: PlainStep,
                      k_max: int) -> Generator[Event, None, MethodProbe]:
         base = on_config(ctx)
         assert base is not None  # other methods are probed on managed servers only
@@ -122,10 +127,11 @@ class TuneStep:
         evidence, argv = yield from run_method(ctx, config, method,
                                                probe_prompts(ctx, ctx.config.budget.tune_probe_per_category))
         return _fitted(MethodProbe(method=method, k_max=k_max, argv=argv, source="probe",
-                                   per_category=dict(evidence.per_category)), cost, t1)
+                                   per_category=dict(evidence.per_category)), cost, plain,
+                       ctx.policy.tuner.overhead_alpha)
 
     def _probe_variant(self, ctx: StepContext, primary: MethodProbe, variant: Variant, cost: StepCost,
-                       t1: float) -> Generator[Event, None, MethodProbe]:
+                       plain: PlainStep) -> Generator[Event, None, MethodProbe]:
         """The measured method at the longest draft with one knob changed, on the same prompts as other methods.
         A draft model's own cost per token is the primary's (p-min changes how many tokens it drafts, not
         what each costs)."""
@@ -140,10 +146,11 @@ class TuneStep:
                                                probe_prompts(ctx, ctx.config.budget.tune_probe_per_category))
         return _fitted(MethodProbe(method=primary.method, k_max=primary.k_max, argv=argv, source="probe",
                                    per_category=dict(evidence.per_category), n_match=variant.n_match,
-                                   p_min=variant.p_min, draft_cost_ratio=primary.draft_cost_ratio), cost, t1)
+                                   p_min=variant.p_min, draft_cost_ratio=primary.draft_cost_ratio), cost, plain,
+                       ctx.policy.tuner.overhead_alpha)
 
     def _surface(self, ctx: StepContext, primary: str, acc: AcceptanceEvidence, probe: MethodProbe, cost: StepCost,
-                 t1: float) -> Generator[Event, None, list[SurfacePoint]]:
+                 plain: PlainStep) -> Generator[Event, None, list[SurfacePoint]]:
         points = ctx.config.budget.surface_points
         base = on_config(ctx)
         dialect = ctx.arms.dialect
@@ -160,7 +167,8 @@ class TuneStep:
             if ctx.cancelled or k > probe.k_max:
                 continue
             run = yield from run_surface_point(ctx, base, method, k, tau, prompts)
-            point = surface_point(run, model, t1)
+            # t1 where these prompts decode, at the speed the acceptance run found against the baseline
+            point = surface_point(run, model, plain.at(run.depth_tokens) * (probe.speed_factor or 1.0))
             out.append(point)
             if point.speedup is not None:
                 yield Sample(self.id, f"surface:k={k}", point.tau_measured or tau, point.speedup)
@@ -226,15 +234,18 @@ def _variants(ctx: StepContext, primary: str) -> list[Variant]:
     return variants(primary, ctx.config.draft_model is not None, ctx.arms.dialect, ctx.config.budget)
 
 
-def _fitted(probe: MethodProbe, cost: StepCost, t1: float) -> MethodProbe:
-    """The probe with its per-step overhead fitted from its own run at the longest draft."""
+def _fitted(probe: MethodProbe, cost: StepCost, plain: PlainStep, alpha: float) -> MethodProbe:
+    """The probe with its speed and per-step overhead fitted from its own run at the longest draft (each
+    category's time in plain steps at its own depth)."""
     shapes = run_shapes(probe.per_category, probe.k_max)
     if not shapes:
         return replace(probe, skipped="the engine reported no per-position counters for this method")
     with_draft = replace(cost, draft_cost_per_token=probe.draft_cost_ratio or 0.0)
-    runs = [(steps_at(shapes[c], probe.k_max), (a.decode_ms or 0.0) / t1)
+    runs = [(steps_at(shapes[c], probe.k_max), (a.decode_ms or 0.0) / plain.at(a.depth_tokens))
             for c, a in probe.per_category.items() if c in shapes and a.decode_ms]
-    return replace(probe, overhead=fit_overhead(with_draft, runs))
+    fit = fit_run(with_draft, runs, alpha)
+    return replace(probe, overhead=fit.overhead, overhead_fitted=fit.overhead_fitted, overhead_se=fit.overhead_se,
+                   speed_factor=fit.speed_factor)
 
 
 def _weights(predicted: list[tuple[MethodProbe, MethodPrediction]], mix: dict[str, float] | None) -> dict[str, float]:

@@ -62,21 +62,23 @@ def run_surface_point(ctx: StepContext, base: ServerConfig, method: str, k: int,
     ctx.fresh_on(f"tune:surface k={k} τ={tau:g}", config)
     arm = ctx.arms.on
     assert arm is not None
-    generated = drafts = draft_tokens = accepted = decode_ms = 0.0
+    generated = drafts = draft_tokens = accepted = decode_ms = depth_sum = 0.0
     for prompt in prompts:
         if ctx.cancelled:
             break
         unit = measure_prompt(arm.adapter, prompt, ctx, arm.generation)
         if unit.counters is None or unit.record.decode_ms is None:
             continue
-        generated += max(unit.record.completion_tokens - 1, 0)
+        tokens = max(unit.record.completion_tokens - 1, 0)
+        generated += tokens
+        depth_sum += tokens * unit.record.decode_depth_tokens
         drafts += unit.counters.drafts
         draft_tokens += unit.counters.draft_tokens
         accepted += unit.counters.accepted_tokens
         decode_ms += unit.record.decode_ms
     yield Progress.unit(STEP, 1, 1, "tune_surface", k=k, tau=f"{tau:g}")
     return SurfaceRun(k=k, tau_target=tau, generated=generated, drafts=drafts, draft_tokens=draft_tokens,
-                      accepted=accepted, decode_ms=decode_ms)
+                      accepted=accepted, decode_ms=decode_ms, depth_tokens=depth_sum / generated if generated else None)
 
 
 def draft_ms_per_token(ctx: StepContext, draft_model: Path, prompts: Sequence[PromptLike]) -> float | None:

@@ -1,11 +1,11 @@
-"""The tuner's inputs from evidence: run shapes per category (step 2's counters), the verify curve (step 3)
-and the plain decode step t1 (step 1)."""
+"""The tuner's inputs from evidence: run shapes per category (step 2's counters) and the verify curve (step
+3); the plain decode step t1 (step 1) is `advisor/tune/plain_step.py`."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from advisor.evidence.steps import BaselineEvidence, CategoryAcceptance, VerifyEvidence
+from advisor.evidence.steps import CategoryAcceptance, VerifyEvidence
 from advisor.tune.gain import RunShape
 
 
@@ -29,7 +29,3 @@ def verify_ratios(verify: VerifyEvidence) -> dict[int, float]:
     points, _ = verify.for_user()
     return {p.k: p.ratio for p in points}
 
-
-def plain_step_ms(baseline: BaselineEvidence) -> float | None:
-    """t1: the OFF arm's decode ms per token."""
-    return baseline.ms_per_token

@@ -28,6 +28,7 @@ class SurfaceRun:
     draft_tokens: float
     accepted: float
     decode_ms: float
+    depth_tokens: float | None = None      # mean context depth of the decoded tokens
 
 
 def surface_point(run: SurfaceRun, cost: StepCost, t1_ms: float) -> SurfacePoint:
