@@ -93,6 +93,24 @@ def betainc(a: npt.ArrayLike, b: npt.ArrayLike, x: npt.ArrayLike) -> FloatArray:
     return out
 
 
+def binomial_lower_bound(successes: int, trials: int, level: float) -> float:
+    """One-sided Clopper–Pearson lower bound of a binomial share at confidence `level`: the smallest p under which
+    `successes` or more of `trials` would still happen with probability 1 − level. 0 for no successes."""
+    if not 0 <= successes <= trials or trials <= 0:
+        raise ValueError(f"need 0 ≤ successes ≤ trials > 0, got {successes} of {trials}")
+    if successes == 0:
+        return 0.0
+    # P(X ≥ s | p) = I_p(s, n − s + 1), increasing in p: bisect for where it equals 1 − level.
+    target, lo, hi = 1.0 - level, 0.0, 1.0
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if float(betainc(successes, trials - successes + 1, mid)) < target:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def t_cdf(t: npt.ArrayLike, df: npt.ArrayLike) -> FloatArray:
     """P(T ≤ t) for Student's t with `df` > 0 degrees of freedom (fractional and inf allowed)."""
     t_, df_ = np.broadcast_arrays(np.asarray(t, dtype=np.float64), np.asarray(df, dtype=np.float64))

@@ -16,11 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from advisor.ab.categories import per_category
+from advisor.ab.categories import early_divergence_low, early_divergence_rate, early_divergences, per_category
 from advisor.ab.decision import decide_ab
 from advisor.ab.simulation import BASE_MS, SIGMA_W
 from advisor.ab.types import Decision, PairResult
 from advisor.decide.policy import default_policy
+from advisor.stats import binomial_lower_bound
 from advisor.workloads.errors import WorkloadError
 from advisor.workloads.mix import _counts, allocate, normalise, parse_mix
 from advisor.workloads.model import Prompt
@@ -132,3 +133,38 @@ def test_the_draw_does_not_depend_on_the_hash_seed() -> None:
     draws = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                             env={"PYTHONHASHSEED": seed, "PYTHONPATH": root}).stdout for seed in ("1", "2", "3")}
     assert len(draws) == 1
+
+
+def _diverging(early: int, late: int, same: int) -> list[PairResult]:
+    return ([PairResult(f"e{i}", 10.0, 9.0, on_first=False, outputs_match=False, divergence_at=0.1)
+             for i in range(early)]
+            + [PairResult(f"l{i}", 10.0, 9.0, on_first=False, outputs_match=False, divergence_at=0.8)
+               for i in range(late)]
+            + [PairResult(f"s{i}", 10.0, 9.0, on_first=False, outputs_match=True) for i in range(same)])
+
+
+def test_early_divergences_are_counted_and_bounded_below_at_the_ab_level() -> None:
+    pairs = _diverging(early=2, late=3, same=15)
+    assert early_divergences(pairs, POLICY) == (2, 20)
+    assert early_divergence_rate(pairs, POLICY) == pytest.approx(0.10)
+    # one-sided Clopper–Pearson at 95%: 2 of 20 show no more than 1.8%, 4 of 20 show 7.1% (above the 5% bar)
+    assert early_divergence_low(pairs, POLICY) == pytest.approx(0.0181, abs=5e-4)
+    assert early_divergence_low(_diverging(4, 0, 16), POLICY) == pytest.approx(0.0714, abs=5e-4)
+    assert early_divergence_low(_diverging(0, 2, 18), POLICY) == 0.0
+    assert early_divergence_low([], POLICY) is None
+
+
+def test_the_binomial_lower_bound_matches_the_closed_forms() -> None:
+    # all successes: (1 − level)^(1/n); one success of one: 1 − level
+    assert binomial_lower_bound(5, 5, 0.95) == pytest.approx(0.05 ** (1 / 5))
+    assert binomial_lower_bound(1, 1, 0.95) == pytest.approx(0.05)
+    with pytest.raises(ValueError):
+        binomial_lower_bound(3, 2, 0.95)
+
+
+def test_under_a_true_share_at_the_bar_the_guard_rarely_fires() -> None:
+    # The guard's false-alarm rate at a true share of exactly 5%, 20 pairs: P(X ≥ 4) ≈ 1.6% ≤ 5%; the observed
+    # share fired whenever X ≥ 2, P ≈ 26%.
+    rng = np.random.default_rng(7)
+    fired = sum(binomial_lower_bound(int(x), 20, 0.95) > 0.05 for x in rng.binomial(20, 0.05, size=2000))
+    assert fired / 2000 < 0.05

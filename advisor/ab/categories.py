@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from advisor import stats
 from advisor.ab.policy import ABPolicy
 from advisor.ab.types import PairResult, is_counted
 
@@ -60,10 +61,22 @@ def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, Cat
     return out
 
 
-def early_divergence_rate(pairs: Sequence[PairResult], policy: ABPolicy) -> float | None:
-    """Share of compared pairs whose outputs first differ in the first `early_divergence_share` of the reply."""
+def early_divergences(pairs: Sequence[PairResult], policy: ABPolicy) -> tuple[int, int]:
+    """(pairs whose outputs first differ in the first `early_divergence_share` of the reply, pairs compared)."""
     compared = [p for p in pairs if is_counted(p) and p.outputs_match is not None]
-    if not compared:
-        return None
     early = [p for p in compared if p.divergence_at is not None and p.divergence_at < policy.early_divergence_share]
-    return len(early) / len(compared)
+    return len(early), len(compared)
+
+
+def early_divergence_rate(pairs: Sequence[PairResult], policy: ABPolicy) -> float | None:
+    """Share of compared pairs whose replies diverged early (None: nothing compared)."""
+    early, compared = early_divergences(pairs, policy)
+    return early / compared if compared else None
+
+
+def early_divergence_low(pairs: Sequence[PairResult], policy: ABPolicy) -> float | None:
+    """The share of early divergences the pairs show at least, at the A/B's confidence level (one-sided
+    Clopper–Pearson): 2 of 20 shows no more than 1.8%, 4 of 20 shows 7.1%. The guard compares this, not the
+    observed share, with its limit, so that one reply more or less does not flip the verdict."""
+    early, compared = early_divergences(pairs, policy)
+    return stats.binomial_lower_bound(early, compared, policy.ci_level) if compared else None

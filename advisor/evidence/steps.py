@@ -316,6 +316,7 @@ class ABEvidence:
     # per kind of task, shown beside the pooled verdict (simultaneous intervals; never what decides)
     per_category: Mapping[str, CategorySpeedup] = field(default_factory=dict)
     early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
+    early_divergence_low: float | None = None   # the share they show at least (one-sided, at the A/B's level)
     # the chosen settings against the engine's own defaults, when the tuner moved away from them
     vs_default: VsDefault | None = None
     on_argv: tuple[str, ...] = ()               # the managed ON server's speculative flags during the A/B

@@ -138,6 +138,8 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("ab.outputs_match_rate", "float", "0..1", "share of prompts with identical greedy output", "step ab"),
     _s("ab.early_divergence_rate", "float", "0..1", "share of prompts whose greedy replies differ within their "
        "first part (policy.ab.early_divergence_share): a different answer, not a late numerical flip", "step ab"),
+    _s("ab.early_divergence_low", "float", "0..1", "the early-divergence share the pairs show at least: one-sided "
+       "Clopper–Pearson lower bound at policy.ab.ci_level (2 of 20 → 0.018, 4 of 20 → 0.071)", "step ab"),
     _s("ab.decision", "str", "", "the A/B step's own sequential decision", "step ab"),
     _s("ab.guards_passed", "bool", "", "every A/B guard (skew, order, failures, loops, CV) passed", "step ab"),
     _s("ab.warnings", "str", "", "comma list of the A/B guards that failed", "step ab"),

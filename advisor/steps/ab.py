@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from advisor.ab.categories import early_divergence_rate, per_category
+from advisor.ab.categories import early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
 from advisor.ab.policy import ABPolicy
 from advisor.ab.types import ABDecision, Decision, PairResult
@@ -178,4 +178,5 @@ def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_rea
         guards={k: Guard(ok, detail) for k, (ok, detail) in d.guards.items()},
         reasons=tuple(reasons), look=d.look, margin=policy.margin, looks=tuple(policy.looks), pairs=tuple(pairs),
         per_category=per_category(pairs, policy), early_divergence_rate=early_divergence_rate(pairs, policy),
+        early_divergence_low=early_divergence_low(pairs, policy),
     )
