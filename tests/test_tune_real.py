@@ -103,3 +103,7 @@ def test_the_tuner_chooses_restarts_the_on_server_with_the_choice_and_keeps_the_
     # restart of the same settings
     choice_generation = next(r["generation"] for r in evidence["restarts"] if r["before"] == "tune:choice")
     assert ("on", "ab") not in phases and ab["pool"] == {"fresh": True, "generation": choice_generation}
+    # the ON server the session started had only answered zero-token probes: acceptance took it as it was
+    assert ("on", "acceptance") not in phases
+    assert evidence["steps"]["acceptance"]["evidence"]["pool"]["fresh"] is True
+    assert evidence["steps"]["acceptance"]["evidence"]["pool"]["generation"] < choice_generation

@@ -219,7 +219,8 @@ class Session:
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:
             ctx = StepContext(config=self.config, arms=arms, environment=self.evidence.environment,
-                              workload=plan, policy=rules.policy, cancel=self.cancel_flag, sampler=sampler)
+                              workload=plan, policy=rules.policy, cancel=self.cancel_flag, sampler=sampler,
+                              unmeasured_on=arms.on.generation if arms.on is not None and arms.on.managed else None)
             try:
                 self._steps_loop(ctx)
             finally:

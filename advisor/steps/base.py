@@ -41,6 +41,10 @@ class StepContext:
     # the ON server's generation that a phase restarted and warmed for the next one (the tuner's choice) and
     # that nothing has measured since: the next phase that asks for a fresh server takes it as it is
     handed_over_on: int | None = None
+    # the ON server's generation as the session started it, while only zero-token probes (its settings) have
+    # reached it: the first phase that asks for a fresh server warms it instead of restarting it (a restart
+    # reloads the model: under a second for the demo model, up to a minute for a large one)
+    unmeasured_on: int | None = None
 
     def fresh_on(self, phase: str, config: ServerConfig | None = None, hand_over: bool = False) -> PoolState:
         """Start `phase` on a clean ON server: restart it, then warm it with out-of-set prompts only.
@@ -51,17 +55,19 @@ class StepContext:
         (a benchmark measuring exactly that effect). With `config` (the tuner's probes and its choice) the
         managed server always restarts, with that configuration. `hand_over`: `phase` only prepares the
         server for the next phase and measures nothing on it, so that phase takes it without a second
-        restart (the tuner's choice, then the A/B: ~2 s of restart and warm-up saved)."""
+        restart (the tuner's choice, then the A/B: ~2 s of restart and warm-up saved). The server the session
+        started is fresh as it is until the first phase takes it: that phase only warms it."""
         arm = self.arms.on
         if arm is None:
             return PoolState(fresh=None)
         fresh: bool | None = None
         handed_over, self.handed_over_on = self.handed_over_on, None
+        unmeasured, self.unmeasured_on = self.unmeasured_on, None
         if arm.managed:
             fresh = self.config.fresh_pool or config is not None
             if fresh and config is None and handed_over == arm.generation:
                 return PoolState(fresh=True, generation=arm.generation)  # restarted and warmed, nothing measured
-            if fresh:
+            if fresh and not (config is None and unmeasured == arm.generation):
                 seconds = arm.restart(config)
                 self.restarts.append(ServerRestart("on", phase, arm.generation, seconds))
         self.warm(arm.adapter)
