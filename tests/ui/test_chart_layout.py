@@ -42,3 +42,22 @@ def test_run_warnings_follow_a_language_switch(window) -> None:  # type: ignore[
     set_language("zh")
     window.run_view.retranslate()
     assert window.run_view.warnings.item(0).text() == "⚠ 同一提示词重复运行之间的解码速度波动了 43%"
+
+
+def test_chart_results_with_words_follow_a_language_switch(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from advisor.evidence.steps import BaselineEvidence
+    from advisor.evidence.tuner import TuneEvidence, TunerChoice
+    from ui.charts.decode import DecodeChart
+    from ui.charts.tuner import TunerChart
+    from ui.strings import set_language
+
+    decode, curve = DecodeChart(), TunerChart()
+    for chart in (decode, curve):
+        qtbot.addWidget(chart)
+    decode.on_done("baseline", BaselineEvidence(mbu=0.09, bottleneck="overhead"))
+    curve.on_done("tune", TuneEvidence(choice=TunerChoice(method="ngram-mod", k=2, argv=(), predicted_speedup=1.05)))
+    assert decode._suffix == "MBU 9% · overhead-bound" and curve._suffix == "ngram-mod, k = 2: 1.05× predicted"
+    set_language("zh")
+    for chart in (decode, curve):
+        chart.retranslate()
+    assert decode._suffix == "MBU 9% · 受限于固定开销" and curve._suffix == "ngram-mod，k = 2：预测 1.05×"

@@ -16,6 +16,7 @@ What a redraw costs (bench/gui_bench.py, offscreen raster engine, 6 plots × 10k
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 import pyqtgraph as pg
@@ -52,6 +53,7 @@ class LiveChart(pg.PlotWidget):
         self.items: dict[str, pg.PlotDataItem] = {}
         self._labels: dict[str, str] = {}
         self._suffix = ""
+        self._suffix_source: str | Callable[[], str] = ""
         self._x_range: tuple[float, float] | None = None
         self._manage_x = True  # False once a subclass fixes the x range itself
         item = self.getPlotItem()
@@ -166,10 +168,13 @@ class LiveChart(pg.PlotWidget):
         self._x_range = None
         self.set_suffix("")
 
-    def set_suffix(self, text: str) -> None:
-        """A short result after the title, e.g. 'MBU 61%'."""
-        if text != self._suffix:
-            self._suffix = text
+    def set_suffix(self, text: str | Callable[[], str]) -> None:
+        """A short result after the title, e.g. 'MBU 61%'; a function when it has words in it, so that a language
+        switch writes it again."""
+        self._suffix_source = text
+        rendered = text() if callable(text) else text
+        if rendered != self._suffix:
+            self._suffix = rendered
             self._set_title()
 
     def _set_title(self) -> None:
@@ -181,6 +186,8 @@ class LiveChart(pg.PlotWidget):
     def retranslate(self) -> None:
         """Re-read title, axis labels and legend in the current language."""
         _, x_key, y_key = self._keys
+        if callable(self._suffix_source):
+            self._suffix = self._suffix_source()
         self._set_title()
         item = self.getPlotItem()
         item.setLabel("bottom", tr(x_key), color=theme.MUTED, **{"font-size": "8pt"})

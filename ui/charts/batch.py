@@ -41,6 +41,13 @@ class BatchChart(LiveChart):
         self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
         self.crossover.setVisible(True)
 
+    def retranslate(self) -> None:
+        """The crossover marker's label too."""
+        super().retranslate()
+        # (LiveChart.__init__ calls this before the marker exists)
+        if getattr(self, "crossover", None) is not None and self.crossover.isVisible():
+            self.crossover.label.setFormat(f"{tr('series.crossover')} c={self.crossover.value():g}")
+
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         if not isinstance(evidence, BatchEvidence):
             return

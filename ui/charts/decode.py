@@ -6,6 +6,7 @@ from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import BaselineEvidence
 from ui import theme
 from ui.charts.base import LiveChart, num
+from ui.strings import tr
 
 
 class DecodeChart(LiveChart):
@@ -52,5 +53,6 @@ class DecodeChart(LiveChart):
             self.roofline = roof
         self._span_roofline()
         if (mbu := num(evidence.mbu)) is not None:
-            self.set_suffix(f"MBU {mbu:.0%}" + (f" · {evidence.bottleneck}" if evidence.bottleneck else ""))
+            bottleneck = evidence.bottleneck
+            self.set_suffix(lambda: f"MBU {mbu:.0%}" + (f" · {tr(f'bottleneck.{bottleneck}')}" if bottleneck else ""))
 

@@ -39,8 +39,8 @@ class TunerChart(LiveChart):
             if probe is not None and probe.curve:
                 self.set_points("predicted", [float(p.k) for p in probe.curve], [p.speedup for p in probe.curve])
             self.choice = (choice.k, tuple(choice.argv)) if choice.applied else None
-            self.set_suffix(tr("tuner.chosen", method=choice.label, k=choice.k,
-                               speedup=f"{choice.predicted_speedup:.2f}×"))
+            self.set_suffix(lambda: tr("tuner.chosen", method=choice.label, k=choice.k,
+                                       speedup=f"{choice.predicted_speedup:.2f}×"))
         elif isinstance(evidence, ABEvidence) and self.choice is not None:
             k, argv = self.choice
             if tuple(evidence.on_argv) == argv and (speedup := num(evidence.speedup)) is not None:
@@ -73,4 +73,4 @@ class SurfaceChart(LiveChart):
         model = [p for p in rows if num(p.predicted_speedup) is not None]
         self.set_points("model", [p.tau_measured or 0.0 for p in model], [p.predicted_speedup or 0.0 for p in model])
         if (err := num(evidence.surface_model_rel_err_median)) is not None:
-            self.set_suffix(tr("tuner.model_error", err=f"{err:.0%}"))
+            self.set_suffix(lambda: tr("tuner.model_error", err=f"{err:.0%}"))
