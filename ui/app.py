@@ -6,7 +6,7 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QElapsedTimer, QLocale, QTimer
+from PySide6.QtCore import QElapsedTimer, QLocale, QThreadPool, QTimer
 from PySide6.QtWidgets import QApplication
 
 from advisor.lang import ENV_OVERRIDE, LANGS, from_locale_names
@@ -102,4 +102,9 @@ def run(lang: str | None = None, open_dir: str | None = None, view: str | None =
     window.resize(*SCREENSHOT_SIZE)
     window.show()
     QTimer.singleShot(0, lambda: None)
-    return int(app.exec())
+    code = int(app.exec())
+    # A window closed within its first second leaves the host and engine probes running on the pool; their
+    # results would arrive at signal objects deleted with the window ("Signal source has been deleted"
+    # tracebacks at exit). Let them finish while the window still exists.
+    QThreadPool.globalInstance().waitForDone(PROBE_WAIT_MS)
+    return code

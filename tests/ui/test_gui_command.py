@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -35,3 +36,14 @@ def test_advisor_does_not_import_qt() -> None:
             "print(bad); sys.exit(1 if bad else 0)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_window_closed_at_once_exits_without_tracebacks(tmp_path: Path) -> None:
+    # Closed within its first second, while the host and engine probes still run on the thread pool: their
+    # results used to reach signal objects deleted with the window ("Signal source has been deleted").
+    code = ("from PySide6.QtCore import QTimer; from PySide6.QtWidgets import QApplication; from ui import app; "
+            "a = app.application(); QTimer.singleShot(50, QApplication.quit); raise SystemExit(app.run('en'))")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "has been deleted" not in result.stderr, result.stderr
