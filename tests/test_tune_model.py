@@ -93,12 +93,25 @@ def test_an_overhead_the_noise_cannot_tell_from_zero_is_not_used() -> None:
     assert fit.overhead == 0.0
 
 
-def test_no_overhead_is_fitted_from_a_handful_of_steps_or_one_category() -> None:
+def test_no_overhead_is_fitted_from_a_handful_of_drafting_steps() -> None:
     tiny = RunShape(k_max=4, generated=20, drafts=2, draft_tokens=8, accepted_per_position=(1, 0, 0, 0))
-    few = fit_run(StepCost({1: 1.0, 5: 1.2}), [(steps_at(tiny, 4), 19.0)] * 3, alpha=0.05)
+    few = fit_run(StepCost({1: 1.0, 5: 1.2}), [(steps_at(tiny, 4), 19.0)] * 2, alpha=0.05)  # 4 drafting steps
     assert few.overhead_fitted is None and few.overhead == 0.0
-    one = fit_run(CURVE, _runs(CURVE, 1.0)[1:2], alpha=0.05)
-    assert one.overhead_fitted is None and one.speed_factor == pytest.approx(1.0)
+
+
+def test_where_speed_and_overhead_cannot_be_told_apart_the_overhead_is_fitted_alone() -> None:
+    # A draft model drafts at every step, so every category's time is drafting steps × the same cost: speed and
+    # overhead are one number. One category (a user's own prompt file) cannot separate them either. The
+    # baseline's speed is trusted then, and the excess is the overhead.
+    made = StepCost(CURVE.verify_ratio, overhead=0.4)
+    every_step = [RunShape(k_max=4, generated=g, drafts=g / 3, draft_tokens=4 * g / 3,
+                           accepted_per_position=(g / 3, g / 3, 0, 0)) for g in (90.0, 120.0, 150.0)]
+    runs = [(steps_at(s, 4), made.time(steps_at(s, 4)) * (1 + e)) for s, e in zip(every_step, (0.01, -0.01, 0.0),
+                                                                                 strict=True)]
+    fit = fit_run(CURVE, runs, alpha=0.05)
+    assert fit.speed_factor == 1.0 and fit.overhead == pytest.approx(0.4, abs=0.05) and fit.overhead_se is not None
+    one = fit_run(CURVE, [(steps_at(COPY_RUN, 16), made.time(steps_at(COPY_RUN, 16)))], alpha=0.05)
+    assert one.speed_factor == 1.0 and one.overhead == pytest.approx(0.4) and one.overhead_se is None
 
 
 def test_free_verify_makes_longer_drafts_win_on_copy_heavy_text() -> None:

@@ -19,6 +19,9 @@ from advisor.tune.gain import RunShape, StepsAtK, steps_at
 
 # An overhead fitted from fewer drafting steps than this is noise; the cost model then uses none.
 MIN_STEPS_FOR_FIT = 5
+# Speed and overhead are told apart only when the categories draft in different proportions; at a cosine above
+# √0.99 between their model times and drafting steps the two columns are one (numerical, not a policy).
+MAX_SEPARABLE_COS2 = 0.99
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,30 +87,45 @@ def fit_run(cost: StepCost, runs: Sequence[tuple[StepsAtK, float]], alpha: float
     step. Fitting the overhead alone put all of that on the few drafting steps (a 10% slower spell over 9
     drafting steps in 1,100 tokens read as over 10 plain steps each, and predicted 0.88× where the A/B measured
     1.03×). The overhead is used only when the runs show it above zero (one-sided, level `alpha`); otherwise
-    none, and the model errs towards more speedup, which the A/B then measures."""
+    none, and the model errs towards more speedup, which the A/B then measures. Where the runs cannot tell the
+    two apart (one category, or all drafting in the same proportion, as a draft model does at every step), the
+    baseline's speed is trusted and the overhead is fitted alone."""
     zero = StepCost(cost.verify_ratio, 0.0, cost.draft_cost_per_token)
     rows = [(zero.time(s), s.drafting_steps, y) for s, y in runs if y > 0]
-    a_sum, y_sum = sum(a for a, _, _ in rows), sum(y for _, _, y in rows)
-    ratio = RunFit(speed_factor=y_sum / a_sum if a_sum > 0 else 1.0)
-    if len(rows) < 3 or sum(b for _, b, _ in rows) < MIN_STEPS_FOR_FIT:
-        return ratio
+    if sum(b for _, b, _ in rows) < MIN_STEPS_FOR_FIT:
+        a_sum, y_sum = sum(a for a, _, _ in rows), sum(y for _, _, y in rows)
+        return RunFit(speed_factor=y_sum / a_sum if a_sum > 0 else 1.0)
     saa = sum(a * a for a, _, _ in rows)
     sab = sum(a * b for a, b, _ in rows)
     sbb = sum(b * b for _, b, _ in rows)
     det = saa * sbb - sab * sab
-    if det <= 1e-9 * saa * sbb:  # every run drafts in the same proportion: overhead and speed are one
-        return ratio
+    if len(rows) < 3 or det <= (1.0 - MAX_SEPARABLE_COS2) * saa * sbb:
+        return _overhead_alone(rows, alpha)
     say = sum(a * y for a, _, y in rows)
     sby = sum(b * y for _, b, y in rows)
     f = (sbb * say - sab * sby) / det
     g = (saa * sby - sab * say) / det
     if f <= 0:
-        return ratio
+        return _overhead_alone(rows, alpha)
     rss = sum((y - f * a - g * b) ** 2 for a, b, y in rows)
     se = math.sqrt(rss / (len(rows) - 2) * saa / det) / f
     overhead = g / f
     shown = overhead - stats.t_quantile(1.0 - alpha, len(rows) - 2) * se > 0
     return RunFit(speed_factor=f, overhead=overhead if shown else 0.0, overhead_fitted=overhead, overhead_se=se)
+
+
+def _overhead_alone(rows: Sequence[tuple[float, float, float]], alpha: float) -> RunFit:
+    """Speed as the baseline's; the overhead by least squares on the time the model leaves unexplained. Tested
+    against zero like the joint fit when there are two runs or more; one run gives no spread to test with, and
+    its overhead (at least 0) is used as measured."""
+    sbb = sum(b * b for _, b, _ in rows)
+    g = sum(b * (y - a) for a, b, y in rows) / sbb
+    if len(rows) < 2:
+        return RunFit(speed_factor=1.0, overhead=max(g, 0.0), overhead_fitted=g)
+    rss = sum((y - a - g * b) ** 2 for a, b, y in rows)
+    se = math.sqrt(rss / (len(rows) - 1) / sbb)
+    shown = g - stats.t_quantile(1.0 - alpha, len(rows) - 1) * se > 0
+    return RunFit(speed_factor=1.0, overhead=g if shown else 0.0, overhead_fitted=g, overhead_se=se)
 
 
 def measured_time(decode_ms: float, t1_ms: float) -> float:
