@@ -160,3 +160,30 @@ def test_best_method_prefers_the_first_listed_within_the_margin() -> None:
 def test_merge_sums_runs_at_one_cap() -> None:
     both = merge([COPY_RUN, COPY_RUN])
     assert both is not None and both.drafts == 16 and both.accepted == 2 * COPY_RUN.accepted
+
+
+def test_one_category_is_fitted_per_prompt_so_a_slower_spell_stays_the_runs_speed() -> None:
+    # A user's prompt file is one category ("user"): one row cannot tell speed from overhead. Its prompts can.
+    from advisor.evidence.steps import CategoryAcceptance
+    from advisor.evidence.tuner import MethodProbe
+    from advisor.steps.tune import _fitted
+    from advisor.tune.plain_step import PlainStep
+
+    t1, speed = 10.0, 1.12
+    shapes = {"p0": NO_DRAFTS, "p1": SOME_DRAFTS, "p2": COPY_RUN, "p3": NO_DRAFTS}
+
+    def row(shape: RunShape, n: int = 1) -> CategoryAcceptance:
+        decode = speed * CURVE.time(steps_at(shape, 16)) * t1
+        return CategoryAcceptance(None, None, None, n, int(shape.draft_tokens), int(shape.accepted),
+                                  drafts=shape.drafts, counted_draft_tokens=shape.draft_tokens,
+                                  accepted_per_position=shape.accepted_per_position, generated=int(shape.generated),
+                                  decode_ms=decode, depth_tokens=100.0)
+
+    per_prompt = {p: row(s) for p, s in shapes.items()}
+    pooled = merge(list(shapes.values()))
+    assert pooled is not None
+    probe = MethodProbe(method="ngram-mod", k_max=16, per_category={"user": row(pooled, n=4)})
+    fitted = _fitted(probe, CURVE, PlainStep(t1, 100.0), 0.05, per_prompt)
+    assert fitted.speed_factor == pytest.approx(speed) and fitted.overhead == 0.0
+    alone = _fitted(probe, CURVE, PlainStep(t1, 100.0), 0.05, {})  # no per-prompt rows (an older run)
+    assert alone.speed_factor == 1.0 and alone.overhead_fitted is not None and alone.overhead_fitted > 2.0

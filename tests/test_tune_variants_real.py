@@ -86,6 +86,11 @@ def test_a_shorter_n_match_is_probed_predicted_and_carried_when_chosen(
     assert _flag(primary["argv"], "--spec-ngram-mod-n-match") is None      # step 2 ran the engine's default
     assert [p["k"] for p in variant["curve"]] == ev["ks"] and variant["best_speedup"] > 0
     assert ev["default_n_match"] == 24                                     # read from this binary's --help
+    # two categories: the cost fit takes one row per prompt, each with its own counters and depth
+    acceptance = evidence["steps"]["acceptance"]["evidence"]
+    assert set(acceptance["per_prompt"]) == {r["prompt_id"] for r in acceptance["samples"]}
+    assert all(r["decode_ms"] and r["depth_tokens"] and r["drafts"] is not None
+               for r in acceptance["per_prompt"].values())
     print(f"\nbest predicted: default n-match {primary['best_speedup']:.3f}× at k={primary['best_k']}, "
           f"n-match 12 {variant['best_speedup']:.3f}× at k={variant['best_k']}; the tuner's own pick: {real[0]}")
     choice = ev["choice"]

@@ -167,6 +167,9 @@ class AcceptanceEvidence:
     draft_coverage: float | None = None           # drafted tokens per generated token
     per_category: Mapping[str, CategoryAcceptance] = field(default_factory=dict)
     per_position: tuple[float, ...] = ()          # acceptance rate at draft position 1, 2, …
+    # The same sums for each prompt (keyed by prompt id): the tuner's cost fit takes these rows when there are
+    # fewer than three categories (a user's own prompt file is one), else it cannot tell speed from overhead.
+    per_prompt: Mapping[str, CategoryAcceptance] = field(default_factory=dict)
     samples: tuple[RequestRecord, ...] = ()
     method: str | None = None
     draft_max: int | None = None

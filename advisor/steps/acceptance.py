@@ -164,5 +164,14 @@ def summarise(units: Sequence[AcceptanceUnit], seed: int, *, method: str | None 
         mean_length=(1.0 + accepted / drafts) if drafts > 0 else _mean_length(records),
         mean_length_source="metrics" if drafts > 0 else "timings-estimate",
         per_category=per_category, per_position=per_pos, samples=tuple(records),
-        method=method, draft_max=draft_max,
+        method=method, draft_max=draft_max, per_prompt={u.record.prompt_id: _prompt_row(u) for u in units},
     )
+
+
+def _prompt_row(unit: AcceptanceUnit) -> CategoryAcceptance:
+    """One prompt's counter sums (what the tuner fits per prompt when there are too few categories)."""
+    r = unit.record
+    drafted, accepted = r.draft_tokens or 0, r.draft_accepted or 0
+    row = CategoryAcceptance(accepted / drafted if drafted else None, None, None, 1, drafted, accepted,
+                             _mean_length([r]))
+    return _with_counters(row, [unit])

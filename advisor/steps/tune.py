@@ -13,13 +13,13 @@ measured. Variants are listed last, so one is chosen only when predicted faster 
 from __future__ import annotations
 
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import replace
 
 from advisor import methods
 from advisor.config import TUNE_KS
 from advisor.events import Event, Progress, Sample, StepDone
-from advisor.evidence.steps import AcceptanceEvidence, BaselineEvidence, VerifyEvidence
+from advisor.evidence.steps import AcceptanceEvidence, BaselineEvidence, CategoryAcceptance, VerifyEvidence
 from advisor.evidence.tuner import KSpeedup, MethodProbe, SurfacePoint, TuneEvidence, TunerChoice
 from advisor.recommend.llamacpp import spec_type as spec_type_of
 from advisor.steps.base import StepContext, skipped
@@ -31,7 +31,7 @@ from advisor.steps.tune_probes import (
     run_surface_point,
 )
 from advisor.tune.choose import MethodPrediction, best_method, mix_weights, predict_method
-from advisor.tune.cost import StepCost, fit_run
+from advisor.tune.cost import MIN_RUNS_FOR_JOINT_FIT, StepCost, fit_run
 from advisor.tune.gain import steps_at
 from advisor.tune.inputs import run_shapes, verify_ratios
 from advisor.tune.plain_step import PlainStep, plain_step
@@ -116,7 +116,7 @@ class TuneStep:
         argv = ctx.arms.on.spec_argv if ctx.arms.on is not None else ()
         return _fitted(MethodProbe(method=method, k_max=k_max, argv=tuple(argv), source="acceptance",
                                    per_category=dict(acc.per_category), draft_cost_ratio=draft_ratio), cost, plain,
-                       ctx.policy.tuner.overhead_alpha)
+                       ctx.policy.tuner.overhead_alpha, acc.per_prompt)
 
     def _probe_other(self, ctx: StepContext, method: str, cost: StepCost, plain: PlainStep,
                      k_max: int) -> Generator[Event, None, MethodProbe]:
@@ -128,7 +128,7 @@ class TuneStep:
                                                probe_prompts(ctx, ctx.config.budget.tune_probe_per_category))
         return _fitted(MethodProbe(method=method, k_max=k_max, argv=argv, source="probe",
                                    per_category=dict(evidence.per_category)), cost, plain,
-                       ctx.policy.tuner.overhead_alpha)
+                       ctx.policy.tuner.overhead_alpha, evidence.per_prompt)
 
     def _probe_variant(self, ctx: StepContext, primary: MethodProbe, variant: Variant, cost: StepCost,
                        plain: PlainStep) -> Generator[Event, None, MethodProbe]:
@@ -147,7 +147,7 @@ class TuneStep:
         return _fitted(MethodProbe(method=primary.method, k_max=primary.k_max, argv=argv, source="probe",
                                    per_category=dict(evidence.per_category), n_match=variant.n_match,
                                    p_min=variant.p_min, draft_cost_ratio=primary.draft_cost_ratio), cost, plain,
-                       ctx.policy.tuner.overhead_alpha)
+                       ctx.policy.tuner.overhead_alpha, evidence.per_prompt)
 
     def _surface(self, ctx: StepContext, primary: str, acc: AcceptanceEvidence, probe: MethodProbe, cost: StepCost,
                  plain: PlainStep) -> Generator[Event, None, list[SurfacePoint]]:
@@ -234,15 +234,20 @@ def _variants(ctx: StepContext, primary: str) -> list[Variant]:
     return variants(primary, ctx.config.draft_model is not None, ctx.arms.dialect, ctx.config.budget)
 
 
-def _fitted(probe: MethodProbe, cost: StepCost, plain: PlainStep, alpha: float) -> MethodProbe:
+def _fitted(probe: MethodProbe, cost: StepCost, plain: PlainStep, alpha: float,
+            per_prompt: Mapping[str, CategoryAcceptance]) -> MethodProbe:
     """The probe with its speed and per-step overhead fitted from its own run at the longest draft (each
-    category's time in plain steps at its own depth)."""
+    category's time in plain steps at its own depth). Categories pool prompts into steadier rows; with fewer
+    than three (a user's prompt file is one) the fit cannot tell the machine's speed from a drafting overhead,
+    so each prompt is a row then."""
     shapes = run_shapes(probe.per_category, probe.k_max)
     if not shapes:
         return replace(probe, skipped="the engine reported no per-position counters for this method")
     with_draft = replace(cost, draft_cost_per_token=probe.draft_cost_ratio or 0.0)
-    runs = [(steps_at(shapes[c], probe.k_max), (a.decode_ms or 0.0) / plain.at(a.depth_tokens))
-            for c, a in probe.per_category.items() if c in shapes and a.decode_ms]
+    rows = probe.per_category if len(shapes) >= MIN_RUNS_FOR_JOINT_FIT or not per_prompt else per_prompt
+    row_shapes = run_shapes(rows, probe.k_max)
+    runs = [(steps_at(row_shapes[r], probe.k_max), (a.decode_ms or 0.0) / plain.at(a.depth_tokens))
+            for r, a in rows.items() if r in row_shapes and a.decode_ms]
     fit = fit_run(with_draft, runs, alpha)
     return replace(probe, overhead=fit.overhead, overhead_fitted=fit.overhead_fitted, overhead_se=fit.overhead_se,
                    speed_factor=fit.speed_factor)

@@ -22,6 +22,8 @@ MIN_STEPS_FOR_FIT = 5
 # Speed and overhead are told apart only when the categories draft in different proportions; at a cosine above
 # √0.99 between their model times and drafting steps the two columns are one (numerical, not a policy).
 MAX_SEPARABLE_COS2 = 0.99
+# Speed and overhead from fewer runs than this leave no spread to test the overhead with.
+MIN_RUNS_FOR_JOINT_FIT = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,7 @@ def fit_run(cost: StepCost, runs: Sequence[tuple[StepsAtK, float]], alpha: float
     sab = sum(a * b for a, b, _ in rows)
     sbb = sum(b * b for _, b, _ in rows)
     det = saa * sbb - sab * sab
-    if len(rows) < 3 or det <= (1.0 - MAX_SEPARABLE_COS2) * saa * sbb:
+    if len(rows) < MIN_RUNS_FOR_JOINT_FIT or det <= (1.0 - MAX_SEPARABLE_COS2) * saa * sbb:
         return _overhead_alone(rows, alpha)
     say = sum(a * y for a, _, y in rows)
     sby = sum(b * y for _, b, y in rows)
