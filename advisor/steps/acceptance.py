@@ -122,11 +122,11 @@ def _with_counters(cat: CategoryAcceptance, units: Sequence[AcceptanceUnit]) -> 
     return replace(cat, drafts=sum(d.drafts for d in full), counted_draft_tokens=sum(d.draft_tokens for d in full),
                    accepted_per_position=tuple(sum(d.accepted_per_position[i] for d in full
                                                    if i < len(d.accepted_per_position)) for i in range(width)),
-                   generated=generated, decode_ms=sum(decode), depth_tokens=_token_weighted_depth(units))
+                   generated=generated, decode_ms=sum(decode), depth_tokens=token_weighted_depth(units))
 
 
-def _token_weighted_depth(units: Sequence[AcceptanceUnit]) -> float | None:
-    """The mean context depth of the category's decoded tokens (each request weighted by its tokens)."""
+def token_weighted_depth(units: Sequence[AcceptanceUnit]) -> float | None:
+    """The mean context depth of the units' decoded tokens (each request weighted by its tokens)."""
     weights = [max(u.record.completion_tokens - 1, 0) for u in units]
     total = sum(weights)
     return sum(w * u.record.decode_depth_tokens for w, u in zip(weights, units, strict=True)) / total if total else None

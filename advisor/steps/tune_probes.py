@@ -13,7 +13,7 @@ from advisor.evidence.steps import AcceptanceEvidence
 from advisor.evidence.units import AcceptanceUnit
 from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.plan import PromptLike
-from advisor.steps.acceptance import measure_prompt, summarise
+from advisor.steps.acceptance import measure_prompt, summarise, token_weighted_depth
 from advisor.steps.base import StepContext
 from advisor.steps.common import run_prompt
 from advisor.tune.surface import SurfaceRun
@@ -62,23 +62,20 @@ def run_surface_point(ctx: StepContext, base: ServerConfig, method: str, k: int,
     ctx.fresh_on(f"tune:surface k={k} τ={tau:g}", config)
     arm = ctx.arms.on
     assert arm is not None
-    generated = drafts = draft_tokens = accepted = decode_ms = depth_sum = 0.0
+    counted: list[AcceptanceUnit] = []
     for prompt in prompts:
         if ctx.cancelled:
             break
         unit = measure_prompt(arm.adapter, prompt, ctx, arm.generation)
-        if unit.counters is None or unit.record.decode_ms is None:
-            continue
-        tokens = max(unit.record.completion_tokens - 1, 0)
-        generated += tokens
-        depth_sum += tokens * unit.record.decode_depth_tokens
-        drafts += unit.counters.drafts
-        draft_tokens += unit.counters.draft_tokens
-        accepted += unit.counters.accepted_tokens
-        decode_ms += unit.record.decode_ms
+        if unit.counters is not None and unit.record.decode_ms is not None:
+            counted.append(unit)
     yield Progress.unit(STEP, 1, 1, "tune_surface", k=k, tau=f"{tau:g}")
-    return SurfaceRun(k=k, tau_target=tau, generated=generated, drafts=drafts, draft_tokens=draft_tokens,
-                      accepted=accepted, decode_ms=decode_ms, depth_tokens=depth_sum / generated if generated else None)
+    totals = [u.counters for u in counted if u.counters is not None]
+    return SurfaceRun(k=k, tau_target=tau, generated=sum(max(u.record.completion_tokens - 1, 0) for u in counted),
+                      drafts=sum(c.drafts for c in totals), draft_tokens=sum(c.draft_tokens for c in totals),
+                      accepted=sum(c.accepted_tokens for c in totals),
+                      decode_ms=sum(u.record.decode_ms or 0.0 for u in counted),
+                      depth_tokens=token_weighted_depth(counted))
 
 
 def draft_ms_per_token(ctx: StepContext, draft_model: Path, prompts: Sequence[PromptLike]) -> float | None:

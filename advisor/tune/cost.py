@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from advisor import stats
-from advisor.tune.gain import RunShape, StepsAtK, steps_at
+from advisor.tune.gain import StepsAtK
 
 # An overhead fitted from fewer drafting steps than this is noise; the cost model then uses none.
 MIN_STEPS_FOR_FIT = 5
@@ -128,13 +128,3 @@ def _overhead_alone(rows: Sequence[tuple[float, float, float]], alpha: float) ->
     se = math.sqrt(rss / (len(rows) - 1) / sbb)
     shown = g - stats.t_quantile(1.0 - alpha, len(rows) - 1) * se > 0
     return RunFit(speed_factor=1.0, overhead=g if shown else 0.0, overhead_fitted=g, overhead_se=se)
-
-
-def measured_time(decode_ms: float, t1_ms: float) -> float:
-    """A run's decode time in plain steps."""
-    return decode_ms / t1_ms
-
-
-def shape_time_at_cap(shape: RunShape, decode_ms: float, t1_ms: float) -> tuple[StepsAtK, float]:
-    """The run at its own cap and its measured time, ready for `fit_run`."""
-    return steps_at(shape, shape.k_max), measured_time(decode_ms, t1_ms)
