@@ -38,15 +38,18 @@ class BatchChart(LiveChart):
         anchor = (1.05, 0.5) if at_right else (-0.05, 0.5)
         self.crossover.label.anchors = [anchor, anchor]
         self.crossover.setValue(c)
-        self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
+        self._label_crossover(c)
         self.crossover.setVisible(True)
+
+    def _label_crossover(self, c: float) -> None:
+        self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
 
     def retranslate(self) -> None:
         """The crossover marker's label too."""
         super().retranslate()
         # (LiveChart.__init__ calls this before the marker exists)
         if getattr(self, "crossover", None) is not None and self.crossover.isVisible():
-            self.crossover.label.setFormat(f"{tr('series.crossover')} c={self.crossover.value():g}")
+            self._label_crossover(self.crossover.value())
 
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         if not isinstance(evidence, BatchEvidence):
