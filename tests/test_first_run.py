@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from advisor.arms import launch as arms
 from advisor.cli import setup_help
 from advisor.cli.main import build_parser, main
 from advisor.config import CheckConfig
 from advisor.demo import first_run
 from advisor.demo.first_run import TABLES, first_run_advice, first_run_hint
 from advisor.errors import UserError
-from advisor.run import arms
 from probes.base import Unavailable
 
 NOTHING: dict[str, Any] = {"llama_server": {"unavailable": "not-found"}, "gpu": {"gpus": []}, "demo_model": None}
@@ -127,3 +127,32 @@ def test_setup_help_command(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     assert printed["situation"] == "none" and len(printed["options"]) == 3
     assert main(["setup-help"]) == 0
     assert "spec-advisor check --engine-url" in capsys.readouterr().out
+
+
+CPU_BINARY: dict[str, Any] = {**BINARY, "devices": [], "gpu_capable": False}
+
+
+def test_cpu_only_binary_beside_a_gpu_is_named_and_a_gpu_build_offered() -> None:
+    advice = first_run_advice({**NOTHING, "llama_server": CPU_BINARY, "gpu": NVIDIA}, frozen=False)
+    own = next(o for o in advice.options if o.key == "own-server")
+    assert any(CPU_BINARY["path"] in n and "CPU-only" in n for n in own.notes)
+    assert any("-DGGML_CUDA=ON" in c for c in own.commands)  # built for the GPU, not the CPU build again
+    assert not any(f"--llama-server {CPU_BINARY['path']}" in c for c in own.commands)
+    # the demo measures the CPU on purpose, which a check beside a GPU must be told
+    assert _commands(advice, "demo")[-1] == "spec-advisor check --quick --allow-cpu-engine"
+
+
+def test_cpu_only_binary_without_a_gpu_is_still_used() -> None:
+    advice = first_run_advice({**NOTHING, "llama_server": CPU_BINARY}, frozen=False)
+    own = next(o for o in advice.options if o.key == "own-server")
+    assert any("CPU-only" in n for n in own.notes)
+    assert f"--llama-server {CPU_BINARY['path']}" in own.commands[0]
+    assert _commands(advice, "demo")[-1] == "spec-advisor check --quick"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_gpu_build_option_is_named(lang: str) -> None:
+    own = next(o for o in first_run_advice(NOTHING, lang, frozen=False).options if o.key == "own-server")
+    notes = "\n".join(own.notes)
+    for option in ("-DGGML_CUDA=ON", "-DGGML_HIP=ON", "-DGGML_VULKAN=ON", "Metal", "--llama-server PATH"):
+        assert option in notes, option

@@ -35,6 +35,24 @@ def _gpu(report: Mapping[str, Any], lang: str) -> list[str]:
             for i, c in enumerate(cards)]
 
 
+def _devices(server: Mapping[str, Any], lang: str) -> list[str]:
+    """The binary's devices (`--list-devices`), one a line; a CPU-only build says plainly what it measures."""
+    if "devices" not in server or server["devices"] is None:  # not read (a binary described by hand)
+        return []
+    devices, head, more = server["devices"], _label(lang, "devices"), " " * 9
+    if not isinstance(devices, list):
+        return [head + _v(devices, lang=lang)]
+    if not devices:
+        return [head + text(lang, "probe.devices_none")]
+    lines = [(more if i else head) + text(lang, "probe.device_line", name=d.get("name"),
+                                           description=d.get("description") or "—", total=d.get("total_mib"),
+                                           free=d.get("free_mib"))
+             for i, d in enumerate(devices)]
+    if server.get("gpu_capable") is False:  # only CPU-side accelerators (BLAS, ZenDNN) are listed
+        lines.append(more + text(lang, "probe.cpu_only"))
+    return lines
+
+
 def _engine(e: Mapping[str, Any], lang: str) -> str:
     spec = e.get("spec") or {}
     if isinstance(spec, Mapping) and "unavailable" not in spec:
@@ -73,6 +91,7 @@ def render_probe(report: Mapping[str, Any], lang: str = "en") -> str:
         types = ", ".join(dialect.get("spec_types") or []) if isinstance(dialect, Mapping) else ""
         lines.append(_label(lang, "binary") + text(lang, "probe.binary_line", path=server["path"],
                                                    version=_v(server.get("version"), lang=lang), types=types or "—"))
+        lines += _devices(server, lang)
     else:
         lines.append(_label(lang, "binary") + text(lang, "probe.no_binary", detail=_v(server, lang=lang)))
     if report.get("engine"):

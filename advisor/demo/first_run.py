@@ -79,9 +79,10 @@ def first_run_advice(probe_report: Mapping[str, Any], lang: str = "en", *,
     urls = _running_urls(probe_report)
     demo = probe_report["demo_model"] if "demo_model" in probe_report else demo_model_path()
     situation = _situation(binary, urls, demo is not None)
+    nvidia = _has_nvidia(probe_report)
     options = (
-        _demo_option(table, binary, demo is not None, frozen),
-        _own_option(table, binary, _has_nvidia(probe_report)),
+        _demo_option(table, binary, demo is not None, frozen, nvidia),
+        _own_option(table, binary, nvidia, _cpu_only(probe_report)),
         _attach_option(table, urls),
     )
     return FirstRunAdvice(
@@ -123,15 +124,23 @@ def _running_urls(report: Mapping[str, Any]) -> list[str]:
     return [str(u) for u in found if u]
 
 
+def _cpu_only(report: Mapping[str, Any]) -> bool:
+    """True when the binary's `--list-devices` was read and lists no GPU (`gpu_capable` false, not unknown)."""
+    entry = report.get("llama_server")
+    return isinstance(entry, Mapping) and entry.get("gpu_capable") is False
+
+
 def _has_nvidia(report: Mapping[str, Any]) -> bool:
     gpu = report.get("gpu")
     return isinstance(gpu, Mapping) and bool(gpu.get("gpus"))
 
 
-def _demo_option(table: Mapping[str, str], binary: str | None, has_demo: bool, frozen: bool) -> FirstRunOption:
+def _demo_option(table: Mapping[str, str], binary: str | None, has_demo: bool, frozen: bool,
+                 nvidia: bool = False) -> FirstRunOption:
     commands: list[str] = []
     notes: list[str] = []
-    check = "spec-advisor check --quick"
+    # The demo engine is a CPU build: beside a GPU, `check` refuses it unless asked to measure the CPU.
+    check = "spec-advisor check --quick" + (" --allow-cpu-engine" if nvidia else "")
     if frozen:
         if not has_demo:
             notes.append(table["demo.frozen_note"])
@@ -151,8 +160,14 @@ def _demo_option(table: Mapping[str, str], binary: str | None, has_demo: bool, f
     return FirstRunOption("demo", table["demo.title"], table["demo.explanation"], tuple(commands), tuple(notes))
 
 
-def _own_option(table: Mapping[str, str], binary: str | None, nvidia: bool) -> FirstRunOption:
+def _own_option(table: Mapping[str, str], binary: str | None, nvidia: bool,
+                cpu_only: bool = False) -> FirstRunOption:
     notes = [table["own.cuda" if nvidia else "own.no_gpu"].format(releases=RELEASES_URL)]
+    if binary and cpu_only:
+        notes.insert(0, table["own.cpu_build"].format(binary=binary))
+        if nvidia:
+            binary = None  # build one for the GPU instead of offering the CPU build again
+    notes.append(table["own.gpu_builds"])
     commands: list[str] = []
     server = shlex.quote(binary) if binary else "llama.cpp/build/bin/llama-server"
     if not binary:
@@ -209,6 +224,11 @@ _EN: dict[str, str] = {
     "own.no_gpu": "No NVIDIA GPU was detected, so a CPU build is enough (Apple Silicon builds use Metal by "
                   "default). Download one from {releases} or build it as below.",
     "own.draft": "The second check uses a small draft model of the same family instead of n-gram speculation.",
+    "own.cpu_build": "The llama-server found ({binary}) is a CPU-only build (--list-devices shows no GPU): a check "
+                     "with it measures the CPU, not a GPU.",
+    "own.gpu_builds": "GPU builds of llama.cpp: cmake -DGGML_CUDA=ON (NVIDIA), -DGGML_HIP=ON (AMD, ROCm), "
+                      "-DGGML_VULKAN=ON (most GPUs, needs the Vulkan SDK); on macOS Metal is on by default. "
+                      "Give spec-advisor the binary with --llama-server PATH.",
     "attach.title": "Attach to a server you already run",
     "attach.explanation": "Start your engine as usual (llama.cpp, LM Studio, Ollama, vLLM or SGLang) and give "
                           "spec-advisor its URL; it only connects to this machine unless you add --allow-remote. "
@@ -242,6 +262,11 @@ _ZH: dict[str, str] = {
     "own.no_gpu": "没有检测到 NVIDIA GPU，CPU 版本即可（Apple Silicon 版本默认使用 Metal）。"
                   "可从 {releases} 下载，或按下面的命令编译。",
     "own.draft": "第二条检查命令使用同系列的小型草稿模型，而不是 n-gram 推测。",
+    "own.cpu_build": "找到的 llama-server（{binary}）是仅支持 CPU 的版本（--list-devices 没有列出 GPU）："
+                     "用它做检查测的是 CPU，而不是 GPU。",
+    "own.gpu_builds": "llama.cpp 的 GPU 版本：cmake -DGGML_CUDA=ON（NVIDIA）、-DGGML_HIP=ON（AMD，ROCm）、"
+                      "-DGGML_VULKAN=ON（大多数 GPU，需要 Vulkan SDK）；macOS 上默认启用 Metal。"
+                      "再用 --llama-server PATH 把这个程序交给 spec-advisor。",
     "attach.title": "连接到你已在运行的服务",
     "attach.explanation": "像平常一样启动你的引擎（llama.cpp、LM Studio、Ollama、vLLM 或 SGLang），把它的地址交给 "
                           "spec-advisor；除非加上 --allow-remote，它只连接本机。只给一个地址时，测量该服务当前的"

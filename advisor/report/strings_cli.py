@@ -50,6 +50,10 @@ EN: dict[str, str] = {
     "probe.binary": "Binary",
     "probe.binary_line": "{path} ({version}; spec types: {types})",
     "probe.no_binary": "no llama-server: {detail}",
+    "probe.devices": "Devices",
+    "probe.device_line": "{name}: {description}, {total} MiB ({free} MiB free)",
+    "probe.devices_none": "none: a CPU-only build (a check with it measures the CPU, not a GPU)",
+    "probe.cpu_only": "no GPU among them: a CPU-only build (a check with it measures the CPU, not a GPU)",
     "probe.engine": "Engine",
     "probe.running": "Running",
     "probe.engine_line": "{kind} {version} at {url}: model {model}, {spec}",
@@ -60,6 +64,11 @@ EN: dict[str, str] = {
     "probe.acceptance": ", acceptance {rate}",
     "probe.mean_length": " (mean length {length})",
     "probe.unavailable": "unavailable ({detail})",
+    "gate.cpu_engine": ("{path} is a CPU-only build of llama-server (--list-devices shows no GPU), so this check "
+                        "would measure the CPU, not your GPU ({gpu})"),
+    "gate.cpu_engine_hint": ("pass --llama-server PATH to a GPU build of llama-server (CUDA for NVIDIA), or "
+                             "--allow-cpu-engine to measure the CPU on purpose; `spec-advisor setup-help` shows "
+                             "how to get a GPU build"),
     "history.none": "No runs recorded yet.",
     "history.none_at": "No runs recorded yet (history: {path}).",
     "history.no_diffs": "No differences worth flagging.",
@@ -125,6 +134,10 @@ ZH: dict[str, str] = {
     "probe.binary": "程序",
     "probe.binary_line": "{path}（{version}；推测类型：{types}）",
     "probe.no_binary": "没有 llama-server：{detail}",
+    "probe.devices": "设备",
+    "probe.device_line": "{name}：{description}，{total} MiB（空闲 {free} MiB）",
+    "probe.devices_none": "无：这是仅支持 CPU 的版本（用它做检查测的是 CPU，而不是 GPU）",
+    "probe.cpu_only": "其中没有 GPU：这是仅支持 CPU 的版本（用它做检查测的是 CPU，而不是 GPU）",
     "probe.engine": "引擎",
     "probe.running": "运行中",
     "probe.engine_line": "{kind} {version}，地址 {url}：模型 {model}，{spec}",
@@ -135,6 +148,10 @@ ZH: dict[str, str] = {
     "probe.acceptance": "，接受率 {rate}",
     "probe.mean_length": "（平均长度 {length}）",
     "probe.unavailable": "不可用（{detail}）",
+    "gate.cpu_engine": ("{path} 是仅支持 CPU 的 llama-server 版本（--list-devices 没有列出 GPU），"
+                        "因此这次检查测的是 CPU，而不是你的 GPU（{gpu}）"),
+    "gate.cpu_engine_hint": ("用 --llama-server PATH 指向支持 GPU 的 llama-server 版本（NVIDIA 用 CUDA 版），"
+                             "或加上 --allow-cpu-engine 有意测量 CPU；`spec-advisor setup-help` 说明如何获得 GPU 版本"),
     "history.none": "还没有记录任何运行。",
     "history.none_at": "还没有记录任何运行（历史：{path}）。",
     "history.no_diffs": "没有值得提示的差异。",
