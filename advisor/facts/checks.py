@@ -72,6 +72,10 @@ def check_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dict[s
     if pays is not None and stops is not None and pays >= stops:
         raise FactsError(f"{origin}: 'batch.pays_up_to' = {pays:g} cannot reach 'batch.stops_paying_at' = {stops:g}")
     _decision(out, origin)
+    total = _num(out, "model.layers_total")
+    for name in ("arms.off_gpu_layers", "arms.on_gpu_layers"):
+        if total is not None and (layers := _num(out, name)) is not None and layers > total:
+            raise FactsError(f"{origin}: fact '{name}' = {layers:g} is more than 'model.layers_total' = {total:g}")
     return out
 
 
