@@ -84,6 +84,8 @@ class CheckConfig:
     # attach mode: the engine's API key. Never stored: `to_dict`, the evidence and the history leave it out.
     api_key: str | None = field(default=None, repr=False)
     llama_server: str | None = None          # managed mode: explicit binary
+    # managed mode: run a CPU-only llama-server on a machine with a GPU (advisor/run/engine_gate.py), on purpose
+    allow_cpu_engine: bool = False
     model: Path | None = None                # managed mode: target GGUF (default: the demo model)
     spec_type: str = "ngram-mod"
     draft_model: Path | None = None
@@ -104,6 +106,9 @@ class CheckConfig:
     # Restart the ON server before each phase that measures it (acceptance, canary, batch, A/B); off only to
     # measure how much a warm n-gram pool inflates the A/B (bench/pool_effect.py).
     fresh_pool: bool = True
+    # Managed arms: side by side (dual), one copy of the target at a time (single), or chosen by the memory
+    # budget before any server starts (auto; advisor/arms/budget.py).
+    arms: Literal["auto", "single", "dual"] = "auto"
     keep_prompts: bool = False               # store prompt texts in evidence (they may be private)
     extra: dict[str, Any] = field(default_factory=dict)
     budget_override: Budget | None = None    # tests and benchmarks size steps precisely

@@ -27,9 +27,21 @@ class StepStarted:
 
 @dataclass(frozen=True, slots=True)
 class RunPlanned:
-    """How many units each step will measure (advisor/run/eta.py), sent once before the first step."""
+    """How many units each step will measure (advisor/run/eta.py), sent once before the first step, with the
+    model loads each step will cause (restarts and single-resident swaps) and one load's seconds so far."""
 
     units: Mapping[str, int]
+    restarts: Mapping[str, int] = field(default_factory=dict)
+    load_s: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRestarted:
+    """A managed server (re)started inside a step before `phase`: a model load of `seconds`, which the ETA
+    counts as a restart, not as unit time."""
+
+    phase: str
+    seconds: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,4 +118,5 @@ class SessionDone:
     user_error: bool = False  # failed because of the user's input (exit 2), not a failed measurement (exit 1)
 
 
-Event = RunPlanned | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone | SessionDone
+Event = (RunPlanned | ServerRestarted | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone
+         | SessionDone)

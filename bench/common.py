@@ -15,8 +15,8 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.demo.model import demo_model_path
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import CompletionResult
 from probes.engines.llamacpp.binary import LlamaServerBinary, find_llama_server

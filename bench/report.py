@@ -119,6 +119,14 @@ GOALS: tuple[Goal, ...] = (
          "identical evidence for resumed units", "report"),
     Goal("calibration_false_skip", "SKIP verdicts on published cases that measured faster",
          "bench/calibration.py: verdict of `decide --facts` (no A/B) vs the published speedup", "<=", 0.0),
+    Goal("single_vs_dual_speedup_rel_diff", "single-resident A/B speedup vs the side-by-side one, same prompts",
+         "bench/arms.py: two A/B-only sessions on the demo engine (`--arms single`, `--arms dual`), same seed, "
+         "up to 40 pairs each; |single speedup ÷ dual speedup − 1|", "<=", 0.03),
+    Goal("model_load_s", "one target server's model load in a single-resident run (s)",
+         "bench/arms.py: median `servers[].load_s` (process start to /health 200) of the single run", "report"),
+    Goal("idle_drafter_cost_rel", "OFF on a drafter-loaded server with drafting off per request vs a plain one",
+         "bench/arms.py: the demo drafting for itself, asked for `speculative.n_max` 0 per request; null when "
+         "the build has no such toggle (the server's draft counts are in the note)", "report"),
 )
 
 

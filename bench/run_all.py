@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench import (
+    arms,
     calibration,
     cli_time,
     cpu_overhead,
@@ -78,15 +79,17 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     results |= _stage("faults", faults.measure, faults.KEYS)
-    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS)
+    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS, *arms.KEYS)
     if skip_slow:
-        note = "skipped: --skip-slow leaves out the quick checks, the pool effect and the tuner against a sweep"
+        note = ("skipped: --skip-slow leaves out the quick checks, the pool effect, the tuner against a sweep and "
+                "single against dual arms")
         for key in slow_keys:
             results[key], results[f"{key}_note"] = None, note
     else:
         results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS)
         results |= _stage("pool_effect", pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM))
         results |= _stage("tuner", tuner.measure, tuner.KEYS)
+        results |= _stage("arms", arms.measure, arms.KEYS)
     return results
 
 

@@ -56,7 +56,7 @@ def demo_model() -> Path:
 
 
 def _serve(binary, model: Path, tmp: Path, **config: object) -> Iterator[object]:  # type: ignore[no-untyped-def]
-    from advisor.run.engine_runner import ManagedServer, ServerConfig
+    from advisor.arms.server import ManagedServer, ServerConfig
 
     server = ManagedServer(binary, ServerConfig(model=model, threads=2, **config), tmp)  # type: ignore[arg-type]
     with server:

@@ -13,14 +13,14 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.arms import Arm, Arms
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import QUICK, CheckConfig
 from advisor.decide.policy import default_policy
 from advisor.events import StepDone, UnitDone
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import BatchEvidence, BatchLevel
 from advisor.recommend.schedule import cutoffs, level_results
-from advisor.run.arms import Arm, Arms
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext
 from advisor.steps.batch import BatchStep

@@ -70,3 +70,16 @@ def test_reliability_section_lists_the_hostile_corpus_figures(tmp_path: Path) ->
     assert data["hostile_cases_tried"] == 221 and "hostile_cases_tried" not in data["details"]
     del results["hostile_cases_tried"]
     assert "`hostile_cases_tried` = null" in report.render_markdown(results, meta)
+
+
+def test_the_arms_figures_are_goals_and_a_missing_toggle_is_null_with_its_counts() -> None:
+    from bench import arms
+
+    goals = {g.key: g for g in report.GOALS}
+    assert set(arms.KEYS) <= set(goals)
+    assert goals[arms.DIFF].status(0.02) == "met" and goals[arms.DIFF].status(0.05) == "missed"
+    assert goals[arms.LOAD].status(0.4) == "reported"
+    still_drafting = {"http_status": 200, "draft_n": 35, "draft_n_accepted": 35, "predicted_n": 48}
+    figures = arms._idle_figures({"toggle_works": False, "requests": {"speculative.n_max=0": still_drafting}})
+    assert figures[arms.IDLE] is None and "draft_n 35" in figures[f"{arms.IDLE}_note"]
+    assert "zero by construction" in figures[f"{arms.IDLE}_note"]

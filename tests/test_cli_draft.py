@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from advisor.arms.server import ManagedServer
 from advisor.cli.check import config_from_args
 from advisor.cli.main import EXIT_USER_ERROR, build_parser, main
 from advisor.demo.model import demo_model_path
-from advisor.run.engine_runner import ManagedServer
 from tests.draft_models import renamed_token, write_draft
 
 pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="the demo model supplies the tokenizer")

@@ -9,6 +9,10 @@ from typing import Any, cast
 
 import pytest
 
+from advisor.arms.arms import Arms
+from advisor.arms.draft import GIB, plan_draft
+from advisor.arms.launch import start_managed
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import CheckConfig
 from advisor.decide.policy import default_policy
 from advisor.decide.verdict import decide
@@ -22,9 +26,6 @@ from advisor.facts.from_evidence import facts_from_evidence
 from advisor.recommend.build import recommend
 from advisor.recommend.llamacpp import SpecSettings, spec_args
 from advisor.report.strings import step_warning
-from advisor.run.arms import Arms, start_managed
-from advisor.run.draft import GIB, plan_draft
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.steps.base import StepContext
 from advisor.steps.preflight import PreflightStep
 from probes.base import Unavailable
@@ -214,17 +215,22 @@ def test_managed_arms_place_the_draft_from_what_is_free_beside_the_off_server(
         started.append(self.config.label)
         return real_start(self, timeout_s)
 
+    seen: list[list[str]] = []
+
     def probe() -> GpuReport:
-        assert started == ["off"]  # the OFF server holds the target; the ON server is not up yet
+        seen.append(list(started))
         return _gpus(6.0)
 
     monkeypatch.setattr(ManagedServer, "start", start)
-    config = CheckConfig(draft_model=draft, spec_type="draft-simple", threads=2, llama_server=llama_binary.path)
+    config = CheckConfig(draft_model=draft, spec_type="draft-simple", threads=2, llama_server=llama_binary.path,
+                         arms="dual")
     arms = start_managed(config, tmp_path, gpu_probe=probe)
     try:
         assert arms.draft is not None and arms.draft.tokenizer is not None and arms.draft.tokenizer.compatible
         assert arms.draft.headroom_gib == round(6.0 - (_hand_weights() + _hand_kv(8192)) / GIB, 3)
         assert arms.on is not None and arms.on.spec_argv[4:6] == ("-ngld", "all") and started == ["off", "on"]
+        # the budget reads the GPUs before any server; the draft is placed from what the OFF server left free
+        assert seen == [[], ["off"]]
         assert arms.on.adapter.info().spec.active is True  # type: ignore[union-attr]
     finally:
         arms.stop()

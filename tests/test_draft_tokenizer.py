@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.draft import check_tokenizers
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
-from advisor.run.draft import check_tokenizers
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.model.tokenizer_pair import Vocab, check_pair, compare_vocabs, vocab_from_metadata
 from tests.draft_models import renamed_token, shorter_vocab, write_draft, write_vocab_only

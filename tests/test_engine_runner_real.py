@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from advisor.run.engine_runner import EngineStartError, ManagedServer, ServerConfig, _die_with_parent, _launch
+from advisor.arms.server import EngineStartError, ManagedServer, ServerConfig, _die_with_parent, _launch
 
 pytestmark = pytest.mark.engine
 
@@ -50,7 +50,7 @@ def test_server_dies_when_spec_advisor_is_killed(demo_model: Path, llama_binary:
     child = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from advisor.run.engine_runner import EngineStartError, ManagedServer, ServerConfig, _die_with_parent, _launch
+        from advisor.arms.server import EngineStartError, ManagedServer, ServerConfig, _die_with_parent, _launch
         from probes.engines.llamacpp.binary import find_llama_server
         s = ManagedServer(find_llama_server({llama_binary.path!r}),
                           ServerConfig(model=Path({str(demo_model)!r}), ctx_size=512), Path({str(tmp_path)!r}))

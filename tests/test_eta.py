@@ -9,9 +9,9 @@ import pytest
 
 from advisor.cli.progress import ProgressPrinter
 from advisor.config import CheckConfig
-from advisor.events import Progress, RunPlanned, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.report.strings import text
-from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_units
+from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_restarts, planned_units
 
 
 class Clock:
@@ -123,3 +123,36 @@ def test_the_printer_adds_the_estimate_to_step_lines() -> None:
     assert text("zh", "progress.eta", left="0:00") not in lines[0]
     assert lines[1].strip() == text("zh", "progress.step_done", status=text("zh", "status.done"), seconds="10.0")
     assert lines[-1].endswith(text("zh", "progress.eta", left="0:40"))
+
+
+def test_planned_model_loads_are_counted_apart_from_units() -> None:
+    # Single-resident on a big model: each swap is a 60 s load; the ETA adds the loads still to come and never
+    # reads a load as unit time.
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 10}, restarts={"baseline": 0, "ab": 3}, load_s=60.0))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(2):
+        clock.now += 2.0
+        eta(Progress("baseline", i + 1, 4))
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 + 10 * 2.0 + 3 * 60.0)
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("ab", "A/B", 2, 2))
+    clock.now += 50.0
+    eta(ServerRestarted("ab:pairs", 50.0))  # one swap, faster than planned: the load estimate follows it
+    clock.now += 2.0
+    eta(Progress("ab", 1, 10))
+    # the unit took 2 s, not 52 s; two loads remain at the mean of what was seen (60 and 50 s)
+    assert eta.estimate().remaining_s == pytest.approx(9 * 2.0 + 2 * 55.0)
+
+
+def test_planned_restarts_side_by_side_and_single_resident() -> None:
+    plan = SimpleNamespace(baseline=[1] * 4, acceptance=[1] * 9, ab=[1] * 20)
+    config = CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "batch", "ab"))
+    dual = planned_restarts(config, plan, single=False, block_pairs=4)  # type: ignore[arg-type]
+    single = planned_restarts(config, plan, single=True, block_pairs=4)  # type: ignore[arg-type]
+    assert dual["baseline"] == 0 and dual["verify"] == 0 and dual["ab"] == 1
+    # single: a swap to OFF in preflight, to ON for the acceptance step (+ the canary), back to OFF for verify,
+    # one per sweep level, and one per block of 4 A/B pairs (+ the first)
+    assert single["preflight"] == 1 and single["acceptance"] == 2 and single["verify"] == 1
+    assert single["batch"] == len(config.budget.batch_levels) and single["ab"] == 20 // 4 + 1

@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from advisor.run.engine_runner import ManagedServer, free_port
+from advisor.arms.server import ManagedServer, free_port
 from probes.engines.base import EngineError
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
@@ -78,7 +78,7 @@ def test_connection_refused() -> None:
 
 @pytest.mark.engine
 def test_engine_killed_mid_stream(llama_binary, demo_model, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from advisor.run.engine_runner import ServerConfig
+    from advisor.arms.server import ServerConfig
 
     server = ManagedServer(llama_binary, ServerConfig(model=demo_model, threads=2, label="victim"), tmp_path)
     with server:

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.server import ServerConfig, build_argv, spec_args
 from advisor.errors import UserError
 from advisor.evidence.schema import Environment, Evidence
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.recommend.build import recommend
-from advisor.run.engine_runner import ServerConfig, build_argv, spec_args
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, parse_help
 
 HELP = Path(__file__).parent / "fixtures" / "help"

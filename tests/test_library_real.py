@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from advisor.run.engine_runner import ManagedServer
+from advisor.arms.server import ManagedServer
 from advisor.workloads import check_context, load_library
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from advisor.run.engine_runner import ManagedServer, ServerConfig
+from advisor.arms.server import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import EngineError, SpecCounters
 from probes.engines.discovery import EngineConnectError, connect, identify, scan_loopback

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from advisor.arms.server import ServerConfig, build_argv, spec_args
 from advisor.errors import UserError
 from advisor.recommend.llamacpp import effective_params
-from advisor.run.engine_runner import ServerConfig, build_argv, spec_args
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, parse_help, parse_version
 
 HELP = Path(__file__).parent / "fixtures" / "help"

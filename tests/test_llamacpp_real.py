@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.run.engine_runner import ManagedServer
+from advisor.arms.server import ManagedServer
 from probes.base import Unavailable
 from probes.engines.base import SpecCounters
 from probes.engines.llamacpp.adapter import LlamaCppAdapter

@@ -23,7 +23,7 @@ CHILD = textwrap.dedent('''
     from dataclasses import replace
     from pathlib import Path
     from advisor.evidence.schema import Environment
-    from advisor.run.arms import Arm, Arms
+    from advisor.arms.arms import Arm, Arms
     from advisor.config import CheckConfig
     from advisor.run.session import Session
     from advisor.history.store import RunStore

@@ -11,9 +11,9 @@ from typing import Any
 import httpx
 import pytest
 
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.demo.model import demo_model_path
 from advisor.demo.synth import DENSE, write_synthetic_model, write_synthetic_pair
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.model.gguf_header import read_gguf_header
 from probes.model.probe import probe_model
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import QUICK, CheckConfig
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.session import Session
 from advisor.tune.gain import RunShape, steps_at
 from probes.engines.base import SpecCounters

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.arms import Arm, Arms
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import QUICK, CheckConfig
 from advisor.decide.policy import default_policy
 from advisor.demo.synth import write_synthetic_pair
@@ -23,8 +25,6 @@ from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.schema import Environment, Evidence, StepRecord
 from advisor.evidence.steps import BaselineEvidence, VerifyEvidence
 from advisor.facts.from_evidence import facts_from_evidence
-from advisor.run.arms import Arm, Arms
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.environment import read_model
 from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext

@@ -1,7 +1,11 @@
-"""The two arms of every comparison: speculation off and on, either launched by us or attached to.
+"""The two arms of every comparison — speculation off and on — and where their servers live.
 
-Managed mode runs both servers side by side on loopback so A/B order can be counterbalanced per prompt
-(reliability.md §2.6). Attach mode uses what the user runs, as configured.
+Side by side (`dual`): both managed servers run for the whole check, so A/B order can be counterbalanced per
+prompt. Single-resident (`single`): one copy of the target at a time, for a home GPU whose VRAM holds the model
+once; asking for an arm that is not resident stops the other server and starts this one (a *swap*: a model
+load, timed). Attached arms are the user's servers, used as configured. Steps never start or stop servers
+themselves: they ask for an arm (`Arms.use`) or for a fresh ON server (`Arms.restart`), and this layer
+decides how, records every start and stop (`ServerSpan`) and every restart (`ServerRestart`).
 """
 
 from __future__ import annotations
@@ -9,33 +13,26 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from advisor.config import CheckConfig
-from advisor.demo.first_run import first_run_hint
-from advisor.demo.model import demo_model_path
-from advisor.errors import UserError
+from advisor.arms.server import ManagedServer, ServerConfig
+from advisor.evidence.arms import ArmsMode, ArmsPlan, RestartReason, ServerRestart, ServerSpan
 from advisor.evidence.draft import DraftSetup
+from advisor.evidence.placement import Placement
 from advisor.recommend.llamacpp import draft_cap, effective_params
-from advisor.run.draft import check_tokenizers, plan_draft
-from advisor.run.engine_runner import ManagedServer, ServerConfig
-from probes.base import Unavailable
 from probes.engines.base import EngineAdapter
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
-from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, find_llama_server
-from probes.gpu.probe import GpuReport, probe_gpus
+from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary
 
 ArmName = Literal["off", "on"]
-# Slots per managed server: enough for the quick concurrency sweep (1, 2, 4) without restarting.
-MANAGED_SLOTS = 4
-MANAGED_CTX_PER_SLOT = 2048
 
 
 @dataclass
 class Arm:
-    """One configuration and the adapter that reaches it."""
+    """One configuration and the adapter that reaches it (a managed arm's server may be stopped while the
+    other arm is resident)."""
 
     name: ArmName
     adapter: EngineAdapter
@@ -53,29 +50,14 @@ class Arm:
         return self.server is not None
 
     @property
+    def resident(self) -> bool:
+        """True when this arm's server is running (attached arms always are)."""
+        return self.server is None or self.server.running
+
+    @property
     def config(self) -> ServerConfig | None:
         """The managed server's configuration (None when attached)."""
         return self.server.config if self.server is not None else None
-
-    def restart(self, config: ServerConfig | None = None) -> float:
-        """Managed arms only: stop and start a fresh server (empty KV cache and n-gram tables), with `config`
-        when given (the tuner's probes and its choice) else as before; seconds taken."""
-        if self.server is None:
-            return 0.0
-        t0 = time.monotonic()
-        old = self.server
-        if (code := old.died) is not None:
-            self.crashed.append((code, old.log_path))
-        old.stop()
-        close = getattr(self.adapter, "close", None)
-        if callable(close):
-            close()
-        self.server = ManagedServer(old.binary, config or old.config, old.log_path.parent).start()
-        self.adapter = LlamaCppAdapter(self.server.base_url)
-        self.command_line = list(self.server.argv)
-        self.spec_argv = self.server.spec_argv
-        self.generation += 1
-        return time.monotonic() - t0
 
 
 @dataclass
@@ -87,13 +69,120 @@ class Arms:
     binary: LlamaServerBinary | None = None
     model_path: Path | None = None
     draft: DraftSetup | None = None   # managed runs with a draft model: its pairing, VRAM budget and placement
+    mode: ArmsMode = "dual"
+    plan: ArmsPlan | None = None      # the memory budget behind `mode` (managed runs)
+    restarts: list[ServerRestart] = field(default_factory=list)
+    spans: list[ServerSpan] = field(default_factory=list)
+    origin_s: float = field(default_factory=time.monotonic)   # spans are seconds since this moment
+    listener: Callable[[ServerRestart], None] | None = None   # told of each restart as it happens (the ETA)
+    # where each arm's latest server put the target, read from its load log at start (llama.cpp's --fit sizes
+    # every start by the memory free then, so a later start may place it differently)
+    placements: dict[str, Placement] = field(default_factory=dict)
+
+    @property
+    def single(self) -> bool:
+        """True when at most one target server may be alive at any moment."""
+        return self.mode == "single"
+
+    def arm(self, name: ArmName) -> Arm | None:
+        """The arm called `name`."""
+        return self.off if name == "off" else self.on
+
+    def use(self, name: ArmName, phase: str) -> Arm | None:
+        """The arm `name`, its server running: in single-resident mode the other arm's server is stopped and
+        this one started first (a swap, recorded as a restart before `phase`)."""
+        arm = self.arm(name)
+        if arm is None or arm.resident:
+            return arm
+        self.restart(name, phase, reason="swap")
+        return arm
+
+    def restart(self, name: ArmName, phase: str, config: ServerConfig | None = None,
+                reason: RestartReason = "fresh") -> float:
+        """Managed arms only: a fresh server for `name` (empty KV cache and n-gram tables), with `config` when
+        given (the tuner's probes and its choice) else as before; seconds taken, model load included. In
+        single-resident mode the other arm's server stops first, so two copies never overlap."""
+        arm = self.arm(name)
+        if arm is None or arm.server is None:
+            return 0.0
+        t0 = time.monotonic()
+        if self.single:
+            other = self.arm("on" if name == "off" else "off")
+            if other is not None and other.server is not None and other.server.running:
+                self._stop(other)
+        old = arm.server
+        if (code := old.died) is not None:
+            arm.crashed.append((code, old.log_path))
+        self._stop(arm)
+        close = getattr(arm.adapter, "close", None)
+        if callable(close):
+            close()
+        arm.server = ManagedServer(old.binary, config or old.config, old.log_path.parent)
+        arm.generation += 1
+        self._start(arm, phase)
+        arm.adapter = LlamaCppAdapter(arm.server.base_url)
+        arm.command_line = list(arm.server.argv)
+        arm.spec_argv = arm.server.spec_argv
+        seconds = time.monotonic() - t0
+        restart = ServerRestart(name, phase, arm.generation, round(seconds, 3), reason)
+        self.restarts.append(restart)
+        if self.listener is not None:
+            self.listener(restart)
+        return seconds
+
+    def configure(self, name: ArmName, phase: str, config: ServerConfig) -> None:
+        """`name` runs `config` from now on: a running server restarts with it; a stopped one (the other arm
+        is resident) takes it at its next swap, so no model is loaded only to be stopped again."""
+        arm = self.arm(name)
+        if arm is None or arm.server is None:
+            return
+        if arm.server.running or not self.single:
+            self.restart(name, phase, config, reason="config")
+            return
+        old = arm.server
+        arm.server = ManagedServer(old.binary, config, old.log_path.parent)
+        arm.adapter = LlamaCppAdapter(arm.server.base_url)
+        arm.command_line = list(arm.server.argv)
+        arm.spec_argv = arm.server.spec_argv
+
+    def launch(self, arm: Arm, phase: str) -> None:
+        """Start `arm`'s (not yet started) managed server and record its span."""
+        if arm.server is not None and not arm.server.running:
+            self._start(arm, phase)
+
+    def _start(self, arm: Arm, phase: str) -> None:
+        assert arm.server is not None
+        started = time.monotonic()
+        arm.server.start()
+        ready = time.monotonic()
+        self.placements[arm.name] = arm.server.placement()
+        self.spans.append(ServerSpan(arm=arm.name, generation=arm.generation, phase=phase, pid=arm.server.pid,
+                                     started_s=round(started - self.origin_s, 3),
+                                     load_s=round(ready - started, 3), stopped_s=None))
+
+    def _stop(self, arm: Arm) -> None:
+        if arm.server is None:
+            return
+        was_running = arm.server.running or arm.server.died is not None
+        arm.server.stop()
+        if was_running:
+            self._close_span(arm)
+
+    def _close_span(self, arm: Arm) -> None:
+        now = round(time.monotonic() - self.origin_s, 3)
+        for i in range(len(self.spans) - 1, -1, -1):
+            span = self.spans[i]
+            if span.arm == arm.name and span.generation == arm.generation and span.stopped_s is None:
+                self.spans[i] = ServerSpan(span.arm, span.generation, span.phase, span.pid, span.started_s,
+                                           span.load_s, now)
+                return
 
     def stop(self) -> None:
         """Stop every server we launched; attached servers are left alone."""
         for arm in (self.off, self.on):
             if arm is not None and arm.server is not None:
                 with contextlib.suppress(Exception):
-                    arm.server.stop()
+                    self._stop(arm)
 
     def command_lines(self) -> dict[str, list[str]]:
         """Engine command lines per arm (managed mode), for the evidence."""
@@ -122,89 +211,3 @@ class Arms:
     def spec_args(self) -> dict[str, tuple[str, ...]]:
         """The speculative flags per managed arm (what the recommendation repeats, token for token)."""
         return {a.name: a.spec_argv for a in (self.off, self.on) if a is not None and a.server is not None}
-
-
-def resolve_model(config: CheckConfig) -> Path:
-    """The target model: the user's GGUF, else the bundled demo model."""
-    if config.model is not None:
-        if not config.model.is_file():
-            raise UserError(f"model file not found: {config.model}")
-        return config.model
-    demo = demo_model_path()
-    if demo is None:
-        raise UserError("no model given and the demo model is not installed",
-                        hint="pass --model FILE.gguf, or run scripts/setup to install the demo model")
-    return demo
-
-
-def start_managed(config: CheckConfig, log_dir: Path, *,
-                  gpu_probe: Callable[[], GpuReport] = probe_gpus) -> Arms:
-    """Launch the spec-off and spec-on servers side by side; stops both if either fails.
-
-    A draft model is checked against the target's tokenizer before either starts, and placed (advisor/run/
-    draft.py) between the two starts, from the VRAM left free with the OFF server's copy of the target.
-    """
-    binary = find_llama_server(config.llama_server)
-    if isinstance(binary, Unavailable):
-        raise UserError(f"no llama-server found ({binary})",
-                        hint=first_run_hint())  # the three first-run options; also `spec-advisor setup-help`
-    model = resolve_model(config)
-    pair = None
-    if config.draft_model is not None:
-        if not config.draft_model.is_file():
-            raise UserError(f"draft model file not found: {config.draft_model}")
-        pair = check_tokenizers(model, config.draft_model)  # before any server starts
-    common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
-              "threads": config.threads, "extra_args": config.server_args}
-    off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
-    on_cfg = ServerConfig(label="on", spec_type=config.spec_type, draft_model=config.draft_model,
-                          draft_max=config.draft_cap, **common)  # type: ignore[arg-type]
-    arms = Arms(off=None, on=None, binary=binary, model_path=model)
-    try:
-        arms.off = _launch("off", binary, off_cfg, log_dir)
-        if config.draft_model is not None:
-            # The OFF server holds one copy of the target now: what NVML reports free is what the draft gets.
-            dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
-            arms.draft, placement = plan_draft(config, config.draft_model, gpus=gpu_probe(), dialect=dialect,
-                                               ctx_size=on_cfg.ctx_size, parallel=on_cfg.parallel, tokenizer=pair)
-            on_cfg = replace(on_cfg, draft_placement=placement)
-        arms.on = _launch("on", binary, on_cfg, log_dir)
-    except BaseException:
-        arms.stop()
-        raise
-    return arms
-
-
-def _launch(name: ArmName, binary: LlamaServerBinary, cfg: ServerConfig, log_dir: Path) -> Arm:
-    server = ManagedServer(binary, cfg, log_dir).start()
-    return Arm(name=name, adapter=LlamaCppAdapter(server.base_url), server=server, command_line=list(server.argv),
-               spec_argv=server.spec_argv)
-
-
-def attach(config: CheckConfig) -> Arms:
-    """Use the user's running servers. The one whose `/slots` says speculation is on becomes the ON arm;
-    when both say the same (an A/A run), `--engine-url` is OFF and `--engine-url-b` is ON, as documented."""
-    from probes.engines.discovery import EngineConnectError, connect
-
-    urls = [u for u in (config.engine_url, config.engine_url_b) if u]
-    try:
-        adapters = [connect(u, allow_remote=config.allow_remote, api_key=config.api_key) for u in urls]
-    except EngineConnectError as exc:
-        raise UserError(str(exc), hint="is the engine running? `spec-advisor probe` lists what it finds") from exc
-    states = [_spec_active(a) for a in adapters]
-    if len(adapters) == 1:
-        name: ArmName = "on" if states[0] else "off"
-        arm = Arm(name=name, adapter=adapters[0])
-        return Arms(off=arm if name == "off" else None, on=arm if name == "on" else None)
-    first, second = adapters
-    if states[0] and not states[1]:
-        first, second = second, first
-    return Arms(off=Arm(name="off", adapter=first), on=Arm(name="on", adapter=second))
-
-
-def _spec_active(adapter: EngineAdapter) -> bool:
-    try:
-        spec = adapter.info().spec
-    except Exception:  # an engine that cannot describe itself is treated as spec off, and says so later
-        return False
-    return bool(not isinstance(spec, Unavailable) and spec.active)

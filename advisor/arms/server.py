@@ -27,6 +27,7 @@ from advisor.errors import UserError
 from advisor.recommend.llamacpp import DraftPlacement, SpecSettings, UnsupportedSpec
 from advisor.recommend.llamacpp import spec_args as llamacpp_spec_args
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary
+from probes.engines.llamacpp.placement import PLACEMENT_VERBOSITY, Placement, read_placement
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +109,10 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int,
         # needs (seen here: 0.4 tok/s next to a polling idle server vs ~75 tok/s with --poll 0). Same for both
         # arms, so the comparison stays fair.
         argv += ["--poll", "0"]
+    if dialect is None or dialect.knows("-lv"):
+        # Verbosity 4 is the first that logs where the layers and buffers landed (about 14 KB at start-up, ~35
+        # bytes per generated token): the placement facts are read from it (probes/engines/llamacpp/placement.py).
+        argv += ["-lv", str(PLACEMENT_VERBOSITY)]
     if config.threads:
         argv += ["-t", str(config.threads)]
     return argv + list(spec if spec is not None else spec_args(config, dialect)) + list(config.extra_args)
@@ -260,6 +265,14 @@ class ManagedServer:
         if self._proc is not None and self._proc.poll() is None:
             os.killpg(self._proc.pid, signal.SIGKILL)
             self._proc.wait(timeout=5)
+
+    def placement(self) -> Placement:
+        """Where this server put the target (and draft), read from the last start in its load log."""
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            text = ""
+        return read_placement(text, self.argv)
 
     def log_tail(self, lines: int = 15) -> str:
         """Last `lines` lines of the server log."""

@@ -12,6 +12,7 @@ from pathlib import Path
 from types import FrameType
 
 from advisor import jsonout, lang
+from advisor.arms.draft import check_tokenizers
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
@@ -21,10 +22,10 @@ from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
 from advisor.report.strings import text
-from advisor.run.draft import check_tokenizers
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_server_args
 from advisor.run.session import Session
+from probes.base import Unavailable
 from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url
 from probes.model.kv_cache import CACHE_TYPES
 
@@ -41,6 +42,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--engine-url-b", help="the other arm when attaching (spec on vs off)")
     p.add_argument("--allow-remote", action="store_true", help="allow engine URLs that are not on this machine")
     p.add_argument("--llama-server", help="path of the llama-server binary to launch")
+    p.add_argument("--allow-cpu-engine", action="store_true",
+                   help="run a CPU-only llama-server although a GPU is present (measures the CPU, on purpose)")
     p.add_argument("--model", type=Path, help="target model GGUF (default: the bundled demo model)")
     p.add_argument("--spec-type", default="ngram-mod", help="speculation type for the ON arm (default ngram-mod)")
     p.add_argument("--draft-model", type=Path, help="draft model GGUF (uses --spec-type draft-simple)")
@@ -62,6 +65,9 @@ def configure(p: argparse.ArgumentParser) -> None:
                    help="store the prompt texts in the evidence (left out by default: they may be private)")
     p.add_argument("--temperature", type=float, default=0.0, help="your sampling temperature (default 0)")
     p.add_argument("--threads", type=int, help="CPU threads for launched servers")
+    p.add_argument("--arms", choices=("auto", "single", "dual"), default="auto",
+                   help="launched servers side by side (dual), one copy of the model at a time (single), or "
+                        "chosen by whether two copies fit in free VRAM/RAM (auto, the default)")
     p.add_argument("--out", type=Path, help="run folder (default: a new folder in the data directory)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON on stdout")
     p.add_argument("--resume", metavar="RUN_ID", help="continue a run that was interrupted (see `history`)")
@@ -131,11 +137,12 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     return CheckConfig(
         quick=args.quick, steps=steps, engine_url=urls[0],  # type: ignore[arg-type]
         engine_url_b=urls[1], allow_remote=args.allow_remote, llama_server=args.llama_server,
+        allow_cpu_engine=args.allow_cpu_engine,
         model=args.model, spec_type=spec_type, draft_model=args.draft_model, draft_max=args.draft_max,
         draft_gpu_layers=args.draft_gpu_layers, draft_kv_type=args.draft_kv_type, draft_ctx=args.draft_ctx,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
-        threads=args.threads, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts, server_args=server_args,
-        api_key=api_key,
+        threads=args.threads, arms=args.arms, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts,
+        server_args=server_args, api_key=api_key,
     )
 
 
@@ -188,6 +195,23 @@ def _draft_options(args: argparse.Namespace) -> None:
               file=sys.stderr)
 
 
+def _engine_gate(args: argparse.Namespace, config: CheckConfig) -> None:
+    """A CPU-only llama-server beside a GPU is refused in the reader's language before anything starts (the
+    session's launch repeats the check for other callers, in English)."""
+    if config.mode != "managed" or config.allow_cpu_engine or config.model is None:
+        return
+    from advisor.run.engine_gate import cpu_engine_gate
+    from probes.engines.llamacpp.binary import find_llama_server
+    from probes.gpu.probe import probe_gpus
+
+    binary = find_llama_server(config.llama_server)
+    if not isinstance(binary, Unavailable):
+        refused = cpu_engine_gate(binary, probe_gpus(), False, server_args=config.server_args,
+                                  lang=lang.resolve(args.lang))
+        if refused is not None:
+            raise refused
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
     with contextlib.ExitStack() as stack:
@@ -195,6 +219,7 @@ def run(args: argparse.Namespace) -> int:
         config = config_from_args(args)
         if args.resume:
             config = resumed_config(store, args.resume)
+        _engine_gate(args, config)
         session = Session(config, subscribers=[ProgressPrinter(lang=args.lang)], store=store, resume_run_id=args.resume,
                           run_dir=config.out_dir)
         return _run_session(session, args)

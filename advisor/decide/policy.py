@@ -94,6 +94,16 @@ class TunerPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class ArmsPolicy:
+    """How managed arms are planned (GiB spare, pairs per block) and the sanity gate's limits (×, tokens)."""
+
+    dual_margin_gib: float
+    single_block_pairs: int
+    sanity_max_slowdown: float
+    sanity_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Every policy number, by table."""
 
@@ -106,6 +116,7 @@ class Policy:
     acceptance: AcceptancePolicy
     reconcile: ReconcilePolicy
     tuner: TunerPolicy
+    arms: ArmsPolicy
     source: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
@@ -121,7 +132,7 @@ class Policy:
 _TABLES: dict[str, type] = {
     "batch": BatchPolicy, "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
-    "tuner": TunerPolicy,
+    "tuner": TunerPolicy, "arms": ArmsPolicy,
 }
 # Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -139,6 +150,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "acceptance.low_rate_warning": (0.0, 1.0), "reconcile.model_mismatch_factor": (1.0, 100.0),
     "tuner.k_tie_margin": (0.0, 0.5), "tuner.method_tie_margin": (0.0, 0.5),
     "tuner.max_prediction_error": (0.0, 10.0), "tuner.overhead_alpha": (0.0001, 0.5),
+    "arms.dual_margin_gib": (0.0, 10_000.0), "arms.single_block_pairs": (1, 1000),
+    "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096),
 }
 
 

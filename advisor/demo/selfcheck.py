@@ -10,9 +10,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from probes.base import Unavailable
 from probes.engines.base import EngineError
 from probes.engines.llamacpp.adapter import LlamaCppAdapter

@@ -12,11 +12,12 @@ import re
 import sys
 import typing
 
-from advisor.evidence import draft, schema, steps, tuner, units, warnings
+from advisor.evidence import draft, placement, schema, steps, tuner, units, warnings
 
 # The order a reader meets them in: the file, then what it holds.
 CLASSES: tuple[type, ...] = (
-    schema.Evidence, schema.ConfigRecord, schema.Environment, draft.DraftSetup, schema.WorkloadSummary,
+    schema.Evidence, schema.ConfigRecord, schema.Environment, draft.DraftSetup, placement.Placement,
+    placement.ModelPlacement, schema.WorkloadSummary,
     schema.StepRecord, warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard,
     steps.BaselineEvidence,
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
@@ -81,7 +82,8 @@ def render() -> str:
         "(probes/host.py), `ModelInfo` (probes/model/info.py), `LlamaServerBinary` "
         "(probes/engines/llamacpp/binary.py), `EngineInfo` (probes/engines/base.py) and `SamplerSummary` "
         "(probes/gpu/sampler.py); `DraftSetup.tokenizer` is a `TokenizerPair` "
-        "(probes/model/tokenizer_pair.py).",
+        "(probes/model/tokenizer_pair.py); `Environment.placement` holds a `Placement` per managed arm "
+        "(probes/engines/llamacpp/placement.py, read from the server's load log).",
         "",
     ]
     body = [line for cls in CLASSES for line in _section(cls)]

@@ -13,8 +13,10 @@ from typing import Any, Literal, TypeVar
 
 from advisor.config import Budget, CheckConfig
 from advisor.events import SessionStatus, StepStatus
+from advisor.evidence.arms import ArmsPlan, ServerRestart, ServerSpan
 from advisor.evidence.draft import DraftSetup
 from advisor.evidence.kinds import StepEvidence
+from advisor.evidence.placement import Placement
 from advisor.evidence.steps import (
     ABEvidence,
     AcceptanceEvidence,
@@ -53,6 +55,7 @@ class Environment:
     # the managed ON arm's drafter knobs as it ran them: flag → value, set by us or the engine's stated default
     spec_params: Mapping[str, str] = field(default_factory=dict)
     draft: DraftSetup | None = None  # a managed run's draft model: tokenizer pairing, VRAM budget, placement
+    placement: Mapping[str, Placement] = field(default_factory=dict)  # per managed arm: its server's load log
 
     @property
     def probed(self) -> bool:
@@ -89,6 +92,7 @@ class ConfigRecord:
     temperature: float | None = None
     seed: int | None = None
     threads: int | None = None
+    arms: str | None = None                  # auto, single or dual as asked (what ran: Evidence.arms)
     server_args: tuple[str, ...] = ()     # the user's own llama-server options, on both managed arms
     out_dir: str | None = None
     repeated_prompts: bool | None = None
@@ -107,7 +111,7 @@ class ConfigRecord:
             model=text(config.model), engine_url=config.engine_url, engine_url_b=config.engine_url_b,
             allow_remote=config.allow_remote, llama_server=config.llama_server,
             prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected, mix=config.mix,
-            temperature=config.temperature, seed=config.seed, threads=config.threads,
+            temperature=config.temperature, seed=config.seed, threads=config.threads, arms=config.arms,
             server_args=tuple(config.server_args), out_dir=text(config.out_dir), repeated_prompts=False,
             extra=dict(config.extra),
         )
@@ -144,16 +148,6 @@ class StepRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class ServerRestart:
-    """A managed server restarted to a clean state before a phase (what the phase then measured on)."""
-
-    arm: str
-    before: str                 # the phase: acceptance, canary, batch, ab
-    generation: int             # the new process's generation (the first server is 1)
-    seconds: float
-
-
-@dataclass(frozen=True, slots=True)
 class Reconciliation:
     """The perf model's speedup for the measured setup beside the A/B (DESIGN §4); a gap is a finding."""
 
@@ -184,6 +178,9 @@ class Evidence:
     workload: WorkloadSummary | None = None
     steps: Mapping[str, StepRecord] = field(default_factory=dict)
     restarts: tuple[ServerRestart, ...] = ()
+    # managed runs: side by side or single-resident, and the memory budget behind it (None: attached)
+    arms: ArmsPlan | None = None
+    servers: tuple[ServerSpan, ...] = ()   # every managed target server's start, load and stop
     telemetry: SamplerSummary | None = None
     reconciliation: Reconciliation | None = None
     tuner: TunerSummary | None = None    # the tuner's choice beside the A/B that measured it

@@ -68,10 +68,26 @@ class Guard:
 
 
 @dataclass(frozen=True, slots=True)
+class SanityCheck:
+    """The sanity gate: two short requests per arm before the long steps, ms per output token each.
+
+    `slowdown` is the smallest ON ÷ OFF ratio over the request pairs (ON slower in every pair by at least that
+    much); `tripped` when it reaches the policy's limit, and the check then stops with that finding."""
+
+    off_ms_per_token: tuple[float, ...] = ()
+    on_ms_per_token: tuple[float, ...] = ()
+    slowdown: float | None = None
+    limit: float | None = None
+    tripped: bool = False
+    likely_causes: tuple[str, ...] = ()   # cause codes for this placement and backend (report: sanity.cause.*)
+
+
+@dataclass(frozen=True, slots=True)
 class PreflightEvidence:
     """Environment and configuration guards, by name (e.g. `gpu0-throttle`, `host-load`, `spec-on`)."""
 
     guards: Mapping[str, Guard] = field(default_factory=dict)
+    sanity: SanityCheck | None = None
 
 
 @dataclass(frozen=True, slots=True)

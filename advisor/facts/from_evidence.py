@@ -12,6 +12,7 @@ import math
 import shlex
 from collections.abc import Mapping
 
+from advisor.evidence.placement import same_placement
 from advisor.evidence.schema import Environment, Evidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BatchEvidence
 from advisor.evidence.tuner import TuneEvidence
@@ -76,9 +77,30 @@ def _draft(env: Environment, out: Facts) -> None:
         out["spec.draft_cpu_reason"] = _CPU_REASON_WORDS[draft.cpu_reason]
 
 
+def _placement(env: Environment, out: Facts) -> None:
+    """The servers' own load logs: the OFF arm's for the model (the baseline and the verify curve ran there),
+    the ON arm's for the draft, and both side by side."""
+    off, on = env.placement.get("off"), env.placement.get("on")
+    first = off if off is not None else on
+    if first is not None:
+        _put(out, "model.gpu_layer_fraction", first.model.gpu_layer_fraction)
+        _put(out, "model.layers_total", first.model.layers_total)
+        _put(out, "model.experts_on_cpu", first.model.experts_on_cpu)
+        _put(out, "engine.split_mode", first.model.split_mode)
+    if on is not None and on.draft is not None and on.draft.devices:
+        out["draft.device"] = ",".join(on.draft.gpu_devices) or "CPU"
+    for arm, placement in (("off", off), ("on", on)):
+        if placement is not None:
+            _put(out, f"arms.{arm}_gpu_layers", placement.model.gpu_layers)
+            _put(out, f"arms.{arm}_devices", ",".join(placement.model.devices) or None)
+    if off is not None and on is not None:
+        _put(out, "arms.placement_match", same_placement(off, on))
+
+
 def _environment(env: Environment, out: Facts) -> None:
     _gpu(env, out)
     _draft(env, out)
+    _placement(env, out)
     if env.host is not None:
         _put(out, "host.ram_bandwidth_gbs", env.host.ram_bandwidth_gbs)
     if env.engine is not None:
@@ -225,6 +247,11 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
     out: Facts = {}
     _environment(evidence.environment, out)
     _config(evidence, out)
+    if (pre := evidence.preflight) is not None and pre.sanity is not None:
+        _put(out, "sanity.slowdown", pre.sanity.slowdown)
+        _put(out, "sanity.tripped", pre.sanity.tripped)
+    if evidence.arms is not None:
+        _put(out, "arms.single_resident", evidence.arms.mode == "single")
     if (base := evidence.baseline) is not None:
         _put(out, "baseline.decode_tok_s", base.decode_tok_s)
         _put(out, "baseline.mbu", base.mbu)

@@ -35,6 +35,10 @@ class FactSpec:
     source: str
 
 
+# The source of the placement facts: each managed server's load log, read at -lv 4 or more.
+_LOG = "managed run: llama-server load log"
+
+
 def _s(name: str, type_: FactType, unit: str, meaning: str, source: str) -> FactSpec:
     return FactSpec(name, type_, unit, meaning, source)
 
@@ -150,6 +154,12 @@ _SPECS: tuple[FactSpec, ...] = (
        "NVML sampling"),
     _s("measurement.pool_reset", "bool", "", "the A/B ran on a freshly started ON server (no memory of earlier "
        "prompts); false for an attached server or with fresh pools off", "step ab"),
+    _s("sanity.slowdown", "float", "ratio", "the sanity gate: the smallest ON ÷ OFF ms per token over its two short "
+       "request pairs before the long steps (above 1: speculation slower in every pair)", "step preflight"),
+    _s("sanity.tripped", "bool", "", "the sanity gate stopped the check (sanity.slowdown at its policy limit)",
+       "step preflight"),
+    _s("arms.single_resident", "bool", "", "one copy of the target at a time (check --arms, or the memory "
+       "budget chose it)", "managed run: advisor/arms/budget.py"),
     _s("spec.cache_based", "bool", "", "the method keeps drafting tables across requests (n-gram, lookup, "
        "suffix), so repeated text can inflate it (derived from spec.method)", "derived: advisor/methods.py"),
     _s("vram.headroom_after_draft_gib", "float", "GiB", "VRAM left after loading a draft model + its KV",
@@ -157,6 +167,25 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("spec.draft_on_cpu", "bool", "", "the draft model runs on the CPU (no GPU, no room, or -ngld 0)",
        "managed run: draft placement"),
     _s("spec.draft_cpu_reason", "str", "", "why the draft runs on the CPU, in words", "managed run: draft placement"),
+    # Placement as the servers' own load logs state it (probes/engines/llamacpp/placement.py); the model.* and
+    # engine.* ones describe the speculation-off server (the baseline and the verify curve ran on it).
+    _s("model.gpu_layer_fraction", "float", "0..1", "share of the target's layers on a GPU (llama.cpp's count: "
+       "repeating layers plus the output layer)", _LOG),
+    _s("model.layers_total", "int", "layers", "the target's offloadable layers (repeating + output: 33 for a "
+       "32-layer model)", _LOG),
+    _s("model.experts_on_cpu", "bool", "", "the target's MoE expert weights sit in system RAM (--n-cpu-moe, "
+       "--cpu-moe, -ot exps=CPU, --fit's own overflow, or no GPU at all); false for a dense model", _LOG),
+    _s("engine.split_mode", "str", "", "how the target's weights span GPUs: layer | row | tensor (absent on one "
+       "GPU, where the log does not tell none from layer)", _LOG),
+    _s("draft.device", "str", "", "where the draft model's weights loaded: its GPU device(s), e.g. CUDA0, or CPU",
+       _LOG),
+    _s("arms.placement_match", "bool", "", "both arms' servers hold the target alike: the same layers on the GPU, "
+       "the same devices, the experts in the same place", _LOG + ", both arms"),
+    _s("arms.off_gpu_layers", "int", "layers", "the target's layers on a GPU in the speculation-off server", _LOG),
+    _s("arms.on_gpu_layers", "int", "layers", "the target's layers on a GPU in the speculation-on server", _LOG),
+    _s("arms.off_devices", "str", "", "devices holding the target's weights in the speculation-off server, e.g. "
+       "CUDA0,CPU", _LOG),
+    _s("arms.on_devices", "str", "", "devices holding the target's weights in the speculation-on server", _LOG),
     _s("predict.available", "bool", "", "a speedup could be predicted (derived)", "derived: predict.py"),
     _s("predict.speedup", "float", "ratio", "perf-model speedup τ·T(1)/(T_verify+passes·T_draft+t_spec) at the "
        "user's concurrency", "derived: predict.py"),

@@ -7,17 +7,22 @@ finished a unit, and the run's overall rate for the steps still to come. So the 
 - nothing is shown before the first unit has finished (there is no rate yet), nor while a step runs whose
   units are not planned (the tuner, whose probes depend on what it finds);
 - a step that ends early (the A/B stops as soon as the answer is clear) takes its unused units with it, so
-  the figure is at most what is left, and falls when that happens.
+  the figure is at most what is left, and falls when that happens;
+- model loads are counted apart: each step's planned restarts and swaps (`planned_restarts`; a single-resident
+  check swaps the one server between arms) cost one load each, at the load time measured so far (the first
+  server's start, then every restart's), and a load's seconds never inflate the unit rate. Under a second for
+  the demo model, up to a minute for 20 GB: without this the clock would run minutes short.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.config import CheckConfig
-from advisor.events import Event, Progress, RunPlanned, StepDone, StepStarted
+from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.run.plan import WorkloadPlan
 
 
@@ -29,6 +34,24 @@ def planned_units(config: CheckConfig, plan: WorkloadPlan) -> dict[str, int]:
              "acceptance": len(plan.acceptance) + budget.canary_repeats,
              "verify": budget.verify_repeats, "batch": len(budget.batch_levels), "ab": len(plan.ab)}
     return {step: units[step] for step in config.steps if step in units}
+
+
+def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, block_pairs: int) -> dict[str, int]:
+    """Model loads each chosen step will cause in a managed check (the tuner's are not planned: they depend on
+    what it finds). Side by side: the fresh ON servers of the acceptance step's canary, the sweep and the A/B
+    (the acceptance step takes the server the session started; the sweep or A/B may take the tuner's choice).
+    Single-resident adds a swap whenever the other arm is needed: preflight visits both arms, the verify step
+    needs OFF after the ON steps, the sweep swaps once per level, the A/B once per block of pairs."""
+    steps, budget = config.steps, config.budget
+    pairs = min(budget.ab_max_pairs, len(plan.ab))
+    out = {"preflight": 1 if single else 0,
+           "baseline": 0,
+           "acceptance": 2 if single else 1,
+           "verify": 1 if single else 0,
+           "batch": len(budget.batch_levels) if single else 1,
+           "ab": (math.ceil(pairs / max(block_pairs, 1)) + 1 if single else 1)
+           + (2 * (1 if single else 0) + 2 if budget.ab_vs_default_pairs else 0)}
+    return {step: n for step, n in out.items() if step == "preflight" or step in steps}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,24 +75,40 @@ class EtaTracker:
         self.ended: set[str] = set()
         self.current: str | None = None
         self.step_started = self.started
-        self.unit_seconds = 0.0  # time spent in steps that had units, up to their last finished unit
+        self.unit_seconds = 0.0  # time spent in steps that had units, up to their last finished unit, less loads
         self._last_unit_at = self.started
+        self.step_unit_seconds = 0.0   # the running step's unit time, loads excluded
+        self._pending_load_s = 0.0     # loads since the last finished unit (not unit time)
+        self.restarts_planned: dict[str, int] = {}
+        self.restarts_seen: dict[str, int] = {}
+        self._loads: list[float] = []  # seconds of each model load seen (the first start, then restarts)
 
     def __call__(self, event: Event) -> None:
         """Update from one session event."""
         now = self.clock()
         if isinstance(event, RunPlanned):
             self.planned = dict(event.units)
+            self.restarts_planned = dict(event.restarts)
+            if event.load_s is not None:
+                self._loads.append(event.load_s)
+        elif isinstance(event, ServerRestarted):
+            step = self.current or "preflight"
+            self.restarts_seen[step] = self.restarts_seen.get(step, 0) + 1
+            self._loads.append(event.seconds)
+            self._pending_load_s += event.seconds
         elif isinstance(event, StepStarted):
             self.current, self.step_started, self._last_unit_at = event.step, now, now
+            self.step_unit_seconds, self._pending_load_s = 0.0, 0.0
         elif isinstance(event, Progress) and event.done >= 1 and event.step in self.planned:
             # One Progress with done ≥ 1 per finished unit (warm-ups report done = 0).
             self.done[event.step] = self.done.get(event.step, 0) + 1
             if event.step != "acceptance":  # the step's own count is the final word (acceptance shares its
                 # Progress with the canary, whose count differs)
                 self.planned[event.step] = max(event.total, self.done[event.step])
-            self.unit_seconds += now - self._last_unit_at
-            self._last_unit_at = now
+            took = max(now - self._last_unit_at - self._pending_load_s, 0.0)
+            self.unit_seconds += took
+            self.step_unit_seconds += took
+            self._last_unit_at, self._pending_load_s = now, 0.0
         elif isinstance(event, StepDone):
             self.ended.add(event.step)
             if self.current == event.step:
@@ -88,16 +127,18 @@ class EtaTracker:
         if self.current is not None and self.current not in self.planned and self.current != "preflight":
             return None  # an unplanned step is running: its length is not known
         overall = self.unit_seconds / done
+        load = sum(self._loads) / len(self._loads) if self._loads else 0.0
         left = 0.0
         for step, units in self.planned.items():
             if step in self.ended:
                 continue
             step_done = self.done.get(step, 0)
             todo = max(units - step_done, 0)
+            left += max(self.restarts_planned.get(step, 0) - self.restarts_seen.get(step, 0), 0) * load
             if step == self.current and step_done:
-                rate = (self._last_unit_at - self.step_started) / step_done
-                # the unit under way has already taken part of its time
-                left += max(todo * rate - (now - self._last_unit_at), 0.0)
+                rate = self.step_unit_seconds / step_done
+                # the unit under way has already taken part of its time (a load in it is not unit time)
+                left += max(todo * rate - (now - self._last_unit_at - self._pending_load_s), 0.0)
             else:
                 left += todo * overall
         return left

@@ -9,8 +9,8 @@ from __future__ import annotations
 import signal
 from dataclasses import replace
 
+from advisor.arms.arms import Arms
 from advisor.events import StepDone
-from advisor.run.arms import Arms
 
 _ARM_NAMES = {"off": "speculation-off", "on": "speculation-on"}
 

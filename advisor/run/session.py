@@ -18,21 +18,22 @@ from pathlib import Path
 from typing import Any
 
 from advisor import __version__, paths
+from advisor.arms.arms import Arms
+from advisor.arms.launch import attach, start_managed
 from advisor.atomic import write_atomic
 from advisor.config import CheckConfig
 from advisor.decide.policy import Policy, default_policy
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import RuleSet, load_rules
 from advisor.errors import UserError
-from advisor.events import Event, RunPlanned, SessionDone, SessionStatus, StepDone, StepStarted
+from advisor.events import Event, RunPlanned, ServerRestarted, SessionDone, SessionStatus, StepDone, StepStarted
 from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord, WorkloadSummary
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
-from advisor.run.arms import Arms, attach, start_managed
 from advisor.run.environment import gather
-from advisor.run.eta import planned_units
+from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
 from advisor.run.lock import CheckLock
 from advisor.run.plan import WorkloadPlan, plan_workload
@@ -61,6 +62,7 @@ class Session:
         self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
         self.recorder: Recorder | None = None
         self.failure: str = ""               # why the run could not go on (an engine died), for the verdict
+        self.halted: str = ""                # why the run stopped early by design (the sanity gate's finding)
         self.history_error: str = ""         # what could not be saved in the history database
         self.cancel_flag = threading.Event()
         # Two checks started in the same second must never share a folder (one's evidence would be lost).
@@ -150,12 +152,12 @@ class Session:
         if self.recorder is not None:
             self.subscribers.append(self.recorder)
         try:
-            arms = self.arms = self._start()
+            arms = self._start()
             plan = self._plan(arms)
-            self.emit(RunPlanned(planned_units(self.config, plan)))
+            self.emit(self._planned(arms, plan))
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
-            done = self._finish("failed", self.failure) if self.failure else self._finish(status, "")
+            done = self._finish("failed", self.failure) if self.failure else self._finish(status, self.halted)
         except UserError as exc:
             done = replace(self._finish("failed", _message(exc)), user_error=True)
         except KeyboardInterrupt:
@@ -167,8 +169,8 @@ class Session:
             log.exception("check failed")
             done = self._finish("failed", f"internal error: {type(exc).__name__}: {exc}")
         finally:
-            if arms is not None:
-                arms.stop()
+            if self.arms is not None:
+                self.arms.stop()
         done = self._close_history(done)
         self.emit(done)
         return done
@@ -192,19 +194,23 @@ class Session:
     def _start(self) -> Arms:
         cfg = self.config
         log_dir = self.run_dir / "logs"
-        arms = start_managed(cfg, log_dir) if cfg.mode == "managed" else attach(cfg)
+        if cfg.mode == "managed":
+            arms = start_managed(cfg, log_dir, margin_gib=self.policy.arms.dual_margin_gib)
+        else:
+            arms = attach(cfg)
+        self.arms = arms  # set before probing, so a failure below still stops the servers
         model = arms.model_path or cfg.model
         env = gather(model, binary=arms.binary)
         env = replace(env, command_lines={k: tuple(v) for k, v in arms.command_lines().items()},
                       spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=_engine_info(arms),
-                      draft=arms.draft)
-        self.evidence = replace(self.evidence, environment=env)
+                      draft=arms.draft, placement=dict(arms.placements))
+        self.evidence = replace(self.evidence, environment=env, arms=arms.plan, servers=tuple(arms.spans))
         self.save()
         return arms
 
     def _plan(self, arms: Arms) -> WorkloadPlan:
-        # Both arms load the same model, so either one's chat template renders the prompts.
-        arm = arms.off or arms.on
+        # Both arms load the same model, so either one's chat template renders the prompts: the one running.
+        arm = next((a for a in (arms.off, arms.on) if a is not None and a.resident), None)
         formatter = getattr(arm.adapter, "apply_template", None) if arm else None
         plan = plan_workload(self.config, formatter)
         self.evidence = replace(self.evidence, workload=WorkloadSummary(
@@ -216,6 +222,18 @@ class Session:
             prompts={p.id: p.text for p in (*plan.acceptance, *plan.ab)} if self.config.keep_prompts else {})
         return plan
 
+    def _planned(self, arms: Arms, plan: WorkloadPlan) -> RunPlanned:
+        """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds;
+        from here on every restart is sent as it happens."""
+        units = planned_units(self.config, plan)
+        if not any(a is not None and a.managed for a in (arms.off, arms.on)):
+            return RunPlanned(units)
+        arms.listener = lambda r: self.emit(ServerRestarted(r.before, r.seconds))
+        loads = [s.load_s for s in arms.spans]
+        restarts = planned_restarts(self.config, plan, single=arms.single,
+                                    block_pairs=self.policy.arms.single_block_pairs)
+        return RunPlanned(units, restarts, sum(loads) / len(loads) if loads else None)
+
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:
             ctx = StepContext(config=self.config, arms=arms, environment=self.evidence.environment,
@@ -224,7 +242,7 @@ class Session:
             try:
                 self._steps_loop(ctx)
             finally:
-                self.evidence = replace(self.evidence, restarts=tuple(ctx.restarts))
+                self._record_servers(ctx.arms)
         self.evidence = replace(self.evidence, telemetry=sampler.summary())
 
     def _steps_loop(self, ctx: StepContext) -> None:
@@ -247,11 +265,20 @@ class Session:
             record = StepRecord(status=done.status, reason=done.reason, elapsed_s=done.elapsed_s,
                                 warnings=tuple(StepWarning(w.code, w.message) for w in done.warnings),
                                 evidence=done.evidence)
-            self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record},
-                                    restarts=tuple(ctx.restarts))
+            self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
+            self._record_servers(ctx.arms)
             self.save()
             if self.failure:
                 break  # timings after a crash would measure a restarted, cold engine against a warm one
+            if ctx.halt:
+                self.halted = ctx.halt
+                break
+
+    def _record_servers(self, arms: Arms) -> None:
+        """Every restart and every server's start, load and stop so far, into the evidence."""
+        environment = replace(self.evidence.environment, placement=dict(arms.placements))
+        self.evidence = replace(self.evidence, restarts=tuple(arms.restarts), servers=tuple(arms.spans),
+                                environment=environment)
 
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
         t0 = time.monotonic()
@@ -271,6 +298,9 @@ class Session:
         return done
 
     def _finish(self, status: SessionStatus, message: str) -> SessionDone:
+        if self.arms is not None:  # nothing measures after this: stop the servers so their spans close
+            self.arms.stop()
+            self._record_servers(self.arms)
         self.evidence = replace(self.evidence, status=status, message=message)
         verdict: dict[str, Any] | None = None
         if self.evidence.steps and self.rules is not None:

@@ -1,18 +1,16 @@
-"""Step 5 — the paired A/B: every held-out prompt under both arms, order counterbalanced per prompt.
+"""Step 5 — the paired A/B: every held-out prompt under both arms, order counterbalanced.
 
-Both arms are live at once (two servers), so pair i runs OFF→ON when i is even and ON→OFF when odd
-(reliability.md §2.6: per-prompt counterbalancing was unbiased in every simulated drift/order scenario).
-After each pair the shipped decision function is asked; it acts only at its planned looks, so asking often
-cannot inflate false ENABLEs. A failed request counts against its arm and its pair is never counted half.
+Side by side, pair i runs OFF→ON when i is even and ON→OFF when odd; single-resident, blocks of pairs lead
+with each arm in turn (advisor/steps/pairs.py). After each pair the shipped decision function is asked; it
+acts only at its planned looks, so asking often cannot inflate false ENABLEs. A failed request counts against
+its arm and its pair is never counted half.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from advisor.ab.categories import early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
@@ -20,12 +18,10 @@ from advisor.ab.policy import ABPolicy
 from advisor.ab.types import ABDecision, Decision, PairResult
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
-from advisor.evidence.units import ABUnit, ArmResult
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.ab_default import compare_with_default
 from advisor.steps.base import StepContext, missing_arm, warn
-from advisor.steps.common import run_prompt
-from probes.engines.base import EngineAdapter, EngineError
+from advisor.steps.pairs import pair_units
 
 
 def policy_for(base: ABPolicy, max_pairs: int) -> ABPolicy:
@@ -48,7 +44,6 @@ class ABStep:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
             return
         pool = ctx.fresh_on(self.id)
-        off, on = ctx.arms.off.adapter, ctx.arms.on.adapter
         budget = ctx.config.budget
         prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
@@ -58,13 +53,9 @@ class ABStep:
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}
         stop_reason = ""
-        for i, prompt in enumerate(prompts):
-            if ctx.cancelled:
-                stop_reason = "cancelled by the user"
-                break
-            unit = ctx.resumed(prompt.id, ABUnit)
-            if unit is None:
-                unit = _measure_pair(off, on, prompt, on_first=i % 2 == 1, ctx=ctx)
+        measured = pair_units(ctx, prompts, "")
+        for i, (prompt, unit, new) in enumerate(measured):
+            if new:
                 yield UnitDone(self.id, prompt.id, unit)
             pair = unit.pair
             pairs.append(pair)
@@ -80,6 +71,9 @@ class ABStep:
                 arm = max(streak, key=lambda a: streak[a])
                 stop_reason = f"the {arm} arm failed {streak[arm]} times in a row (engine down?)"
                 break
+        measured.close()
+        if ctx.cancelled and not stop_reason and (decision is None or decision.decision is Decision.CONTINUE):
+            stop_reason = "cancelled by the user"
         if decision is None:
             decision = decide_ab(pairs, policy)
         # The flags this A/B measured are what the recommendation repeats (after the tuner they differ from
@@ -87,7 +81,7 @@ class ABStep:
         on_argv, on_params = tuple(ctx.arms.on.spec_argv), ctx.arms.spec_params()
         vs_default = None
         if not ctx.cancelled and not stop_reason:
-            vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], _measure_pair, self.id)
+            vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], self.id)
         evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool, on_argv=on_argv,
                            on_params=on_params, vs_default=vs_default, samples=tuple(records))
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
@@ -97,59 +91,6 @@ class ABStep:
         yield from warnings
         status: StepStatus = "aborted" if ctx.cancelled else "done"
         yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
-
-
-@dataclass(frozen=True, slots=True)
-class _Run:
-    record: RequestRecord | None
-    text: str
-    error: str
-
-
-def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> _Run:
-    cfg = ctx.config
-    owner = ctx.arms.off if arm == "off" else ctx.arms.on
-    try:
-        rec, text = run_prompt(adapter, prompt.text, max_tokens=cfg.budget.max_tokens, seed=cfg.seed,
-                               temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm,
-                               generation=owner.generation if owner is not None else None)
-    except EngineError as exc:
-        return _Run(None, "", str(exc))
-    if rec.ms_per_token is None:
-        return _Run(None, text, "the server reported no decode time (fewer than 2 tokens generated)")
-    return _Run(rec, text, "")
-
-
-def divergence_at(reference: str, other: str) -> float | None:
-    """Where `other` first differs from `reference`, as a share of the reference (None when identical)."""
-    if reference == other:
-        return None
-    common = next((i for i, (a, b) in enumerate(zip(reference, other, strict=False)) if a != b),
-                  min(len(reference), len(other)))
-    return common / max(len(reference), 1)
-
-
-def _measure_pair(off: EngineAdapter, on: EngineAdapter, prompt: Any, *, on_first: bool,
-                  ctx: StepContext) -> ABUnit:
-    order = (("on", on), ("off", off)) if on_first else (("off", off), ("on", on))
-    started = time.monotonic()
-    got = {name: _arm(a, prompt, name, ctx) for name, a in order}
-    off_rec, off_err, on_rec, on_err = got["off"].record, got["off"].error, got["on"].record, got["on"].error
-    greedy = ctx.config.temperature == 0.0
-    match = (off_rec.output_digest == on_rec.output_digest) if off_rec and on_rec and greedy else None
-    pair = PairResult(
-        prompt_id=prompt.id,
-        off_ms_per_token=off_rec.ms_per_token if off_rec and off_rec.ms_per_token else math.nan,
-        on_ms_per_token=on_rec.ms_per_token if on_rec and on_rec.ms_per_token else math.nan,
-        on_first=on_first, off_error=off_err or None, on_error=on_err or None,
-        outputs_match=match, category=prompt.category,
-        divergence_at=divergence_at(got["off"].text, got["on"].text) if match is False else None,
-        off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
-        on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
-        throttled=ctx.throttled_since(started),
-    )
-    # Both arms always travel together: the history stores a pair whole or not at all.
-    return ABUnit(pair, ArmResult(off_rec, off_err or None), ArmResult(on_rec, on_err or None))
 
 
 def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:

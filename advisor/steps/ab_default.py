@@ -15,14 +15,13 @@ from dataclasses import replace
 from typing import Any
 
 from advisor.ab.types import PairResult, is_counted
+from advisor.arms.server import ServerConfig, spec_args
 from advisor.events import Event, Progress, UnitDone
-from advisor.evidence.schema import ServerRestart
 from advisor.evidence.steps import VsDefault
 from advisor.evidence.tuner import TuneEvidence
-from advisor.evidence.units import ABUnit
-from advisor.run.engine_runner import ServerConfig, spec_args
 from advisor.stats import geometric_mean_ci
 from advisor.steps.base import StepContext
+from advisor.steps.pairs import pair_units
 
 UNIT_PREFIX = "vs-default:"
 
@@ -45,9 +44,10 @@ def default_config(ctx: StepContext) -> ServerConfig | None:
     return default
 
 
-def compare_with_default(ctx: StepContext, prompts: Sequence[Any], measure_pair: Any,
+def compare_with_default(ctx: StepContext, prompts: Sequence[Any],
                          step_id: str) -> Generator[Event, None, VsDefault | None]:
-    """Measure up to `budget.ab_vs_default_pairs` pairs of the choice against the defaults."""
+    """Measure up to `budget.ab_vs_default_pairs` pairs of the choice against the defaults: the OFF arm runs the
+    defaults meanwhile (restarted fresh side by side; swapped in fresh per block when single-resident)."""
     n = min(ctx.config.budget.ab_vs_default_pairs, len(prompts))
     default = default_config(ctx) if n > 0 else None
     off, on = ctx.arms.off, ctx.arms.on
@@ -56,22 +56,19 @@ def compare_with_default(ctx: StepContext, prompts: Sequence[Any], measure_pair:
     original, phase = off.config, f"{step_id}:vs-default"
     pairs: list[PairResult] = []
     try:
-        ctx.restarts.append(ServerRestart("off", phase, off.generation + 1, off.restart(default)))
-        ctx.warm(off.adapter)
+        ctx.arms.configure("off", phase, default)
+        if off.resident:
+            ctx.warm(off.adapter)
         ctx.fresh_on(phase)
         chosen_argv, default_argv = tuple(on.spec_argv), tuple(off.spec_argv)
-        for i, prompt in enumerate(prompts[:n]):
-            if ctx.cancelled:
-                break
-            key = UNIT_PREFIX + prompt.id
-            unit = ctx.resumed(key, ABUnit)
-            if unit is None:
-                unit = measure_pair(off.adapter, on.adapter, prompt, on_first=i % 2 == 1, ctx=ctx)
-                yield UnitDone(step_id, key, unit)
+        measured = pair_units(ctx, prompts[:n], UNIT_PREFIX)
+        for i, (prompt, unit, new) in enumerate(measured):
+            if new:
+                yield UnitDone(step_id, UNIT_PREFIX + prompt.id, unit)
             pairs.append(unit.pair)
             yield Progress.unit(step_id, i + 1, n, "ab_default_pair", pair=i + 1)
     finally:
-        ctx.restarts.append(ServerRestart("off", f"{step_id}:restore", off.generation + 1, off.restart(original)))
+        ctx.arms.configure("off", f"{step_id}:restore", original)
     return summarise(default_argv, chosen_argv, pairs)
 
 

@@ -7,16 +7,17 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from advisor.arms.arms import Arm, ArmName, Arms
+from advisor.arms.server import ServerConfig
 from advisor.config import CheckConfig
 from advisor.decide.policy import Policy
 from advisor.events import Event, QualityWarning, StepDone
+from advisor.evidence.arms import ServerRestart
 from advisor.evidence.codec import EvidenceError, decode
 from advisor.evidence.kinds import StepEvidence
-from advisor.evidence.schema import Environment, ServerRestart
+from advisor.evidence.schema import Environment
 from advisor.evidence.steps import AcceptanceEvidence, PoolState
 from advisor.evidence.warnings import WarningCode
-from advisor.run.arms import Arms
-from advisor.run.engine_runner import ServerConfig
 from advisor.run.plan import WorkloadPlan
 from probes.engines.base import EngineAdapter
 from probes.gpu.sampler import GpuSampler
@@ -37,7 +38,6 @@ class StepContext:
     prior: dict[str, StepEvidence] = field(default_factory=dict)
     resume_units: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sampler: GpuSampler | None = None   # ~10 Hz GPU telemetry during the run (no-op without a GPU)
-    restarts: list[ServerRestart] = field(default_factory=list)
     # the ON server's generation that a phase restarted and warmed for the next one (the tuner's choice) and
     # that nothing has measured since: the next phase that asks for a fresh server takes it as it is
     handed_over_on: int | None = None
@@ -45,6 +45,23 @@ class StepContext:
     # reached it: the first phase that asks for a fresh server warms it instead of restarting it (a restart
     # reloads the model: under a second for the demo model, up to a minute for a large one)
     unmeasured_on: int | None = None
+    # set by a step whose finding makes the later steps pointless (the sanity gate): the session stops there
+    halt: str = ""
+
+    @property
+    def restarts(self) -> list[ServerRestart]:
+        """Every managed restart and swap so far (the arms layer records them)."""
+        return self.arms.restarts
+
+    def use(self, name: ArmName, phase: str, *, warm: bool = True) -> Arm | None:
+        """The arm `name` ready to measure `phase`: in single-resident mode its server is swapped in (the other
+        arm's stopped) and warmed with out-of-set prompts unless the caller warms it; side by side or attached
+        it is used as it is."""
+        before = len(self.arms.restarts)
+        arm = self.arms.use(name, phase)
+        if warm and arm is not None and len(self.arms.restarts) > before:
+            self.warm(arm.adapter)
+        return arm
 
     def fresh_on(self, phase: str, config: ServerConfig | None = None, hand_over: bool = False) -> PoolState:
         """Start `phase` on a clean ON server: restart it, then warm it with out-of-set prompts only.
@@ -56,7 +73,8 @@ class StepContext:
         managed server always restarts, with that configuration. `hand_over`: `phase` only prepares the
         server for the next phase and measures nothing on it, so that phase takes it without a second
         restart (the tuner's choice, then the A/B: ~2 s of restart and warm-up saved). The server the session
-        started is fresh as it is until the first phase takes it: that phase only warms it."""
+        started is fresh as it is until the first phase takes it: that phase only warms it. Single-resident,
+        an ON server swapped in is a new process, so it is fresh by construction."""
         arm = self.arms.on
         if arm is None:
             return PoolState(fresh=None)
@@ -65,11 +83,13 @@ class StepContext:
         unmeasured, self.unmeasured_on = self.unmeasured_on, None
         if arm.managed:
             fresh = self.config.fresh_pool or config is not None
-            if fresh and config is None and handed_over == arm.generation:
+            if not arm.resident:
+                self.arms.restart("on", phase, config, reason="config" if config is not None else "swap")
+                fresh = True
+            elif fresh and config is None and handed_over == arm.generation:
                 return PoolState(fresh=True, generation=arm.generation)  # restarted and warmed, nothing measured
-            if fresh and not (config is None and unmeasured == arm.generation):
-                seconds = arm.restart(config)
-                self.restarts.append(ServerRestart("on", phase, arm.generation, seconds))
+            elif fresh and not (config is None and unmeasured == arm.generation):
+                self.arms.restart("on", phase, config, reason="config" if config is not None else "fresh")
         self.warm(arm.adapter)
         if hand_over and fresh:
             self.handed_over_on = arm.generation

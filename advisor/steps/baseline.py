@@ -24,10 +24,11 @@ class BaselineStep:
     def run(self, ctx: StepContext) -> Iterator[Event]:
         """Warm up, measure, then compute MBU against the roofline."""
         t0 = time.monotonic()
-        if ctx.arms.off is None:
+        off = ctx.use("off", self.id, warm=False)  # warmed below, with progress
+        if off is None:
             yield missing_arm(self.id, "a speculation-off server")
             return
-        adapter, budget, cfg = ctx.arms.off.adapter, ctx.config.budget, ctx.config
+        adapter, budget, cfg = off.adapter, ctx.config.budget, ctx.config
         for i, warm in enumerate(ctx.workload.warmup[: budget.warmup_requests]):
             yield Progress.unit(self.id, 0, len(ctx.workload.baseline) * budget.baseline_repeats, "warmup",
                                 n=i + 1)

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from advisor.arms.arms import ArmName
 from advisor.events import Event, Progress, Sample, StepDone, UnitDone
 from advisor.evidence.steps import BatchEvidence, BatchLevel, BatchRound, RequestRecord
 from advisor.evidence.warnings import WarningCode
@@ -62,18 +63,11 @@ class BatchStep:
         for i, c in enumerate(levels):
             if ctx.cancelled:
                 break
-            runs: list[tuple[bool, ArmRun, ArmRun]] = []
-            for r in range(ctx.config.budget.batch_rounds):
-                if ctx.cancelled:
-                    break
-                on_first = (i + r) % 2 == 1
-                chosen = [prompts[(cursor + j) % len(prompts)] for j in range(c * per_round)]
-                cursor += len(chosen)
-                measured: dict[str, ArmRun] = {}
-                for arm in (("on", "off") if on_first else ("off", "on")):
-                    adapter = ctx.arms.on.adapter if arm == "on" else ctx.arms.off.adapter
-                    measured[arm] = _run_arm(adapter, arm, c, chosen, ctx)
-                runs.append((on_first, measured["off"], measured["on"]))
+            rounds = ctx.config.budget.batch_rounds
+            chosen = [[prompts[(cursor + r * c * per_round + j) % len(prompts)] for j in range(c * per_round)]
+                      for r in range(rounds)]
+            cursor += rounds * c * per_round
+            runs = _single_level(ctx, i, c, chosen) if ctx.arms.single else _paired_level(ctx, i, c, chosen)
             if not runs:
                 break
             row = level_row(c, runs, policy.ci_level)
@@ -99,6 +93,41 @@ class BatchStep:
         yield from warnings
         yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence,
                        elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+
+
+def _paired_level(ctx: StepContext, i: int, c: int,
+                  chosen: Sequence[Sequence[Any]]) -> list[tuple[bool, ArmRun, ArmRun]]:
+    """Side by side: each round runs both arms back to back, the first one alternating by round and level."""
+    assert ctx.arms.off is not None and ctx.arms.on is not None
+    runs: list[tuple[bool, ArmRun, ArmRun]] = []
+    for r, prompts in enumerate(chosen):
+        if ctx.cancelled:
+            break
+        on_first = (i + r) % 2 == 1
+        measured: dict[str, ArmRun] = {}
+        for arm in (("on", "off") if on_first else ("off", "on")):
+            adapter = ctx.arms.on.adapter if arm == "on" else ctx.arms.off.adapter
+            measured[arm] = _run_arm(adapter, arm, c, prompts, ctx)
+        runs.append((on_first, measured["off"], measured["on"]))
+    return runs
+
+
+def _single_level(ctx: StepContext, i: int, c: int,
+                  chosen: Sequence[Sequence[Any]]) -> list[tuple[bool, ArmRun, ArmRun]]:
+    """Single-resident: one arm's rounds, then the other's on the same prompts (one swap per level). The arm
+    already resident goes first, so levels alternate which arm leads; an ON server swapped in is new, so its
+    n-gram pool holds no earlier level's text."""
+    on_first = i % 2 == 0  # the sweep starts on the fresh ON server
+    measured: dict[str, list[ArmRun]] = {"off": [], "on": []}
+    order: tuple[ArmName, ArmName] = ("on", "off") if on_first else ("off", "on")
+    for name in order:
+        arm = ctx.use(name, f"batch c={c}")
+        assert arm is not None
+        for prompts in chosen:
+            if ctx.cancelled:
+                break
+            measured[name].append(_run_arm(arm.adapter, name, c, prompts, ctx))
+    return [(on_first, off, on) for off, on in zip(measured["off"], measured["on"], strict=False)]
 
 
 def _slots(adapter: EngineAdapter) -> int | None:

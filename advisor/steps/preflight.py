@@ -3,7 +3,7 @@
 Guards (DESIGN §4 step 0): other processes on the GPU, clocks already held down (thermal/power), running on
 battery, little free VRAM, and whether speculation is really on in the ON arm and off in the OFF arm, as the
 server's `/slots` reports it (not `/props`, which always says "none"). A draft model placed on the CPU
-(advisor/run/draft.py) is a warning here too.
+(advisor/arms/draft.py) is a warning here too.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Iterator
 
+from advisor.arms.arms import ArmName
 from advisor.decide.policy import PreflightPolicy
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.schema import Environment
@@ -19,6 +20,7 @@ from advisor.evidence.steps import Guard, PreflightEvidence
 from advisor.evidence.warnings import WarningCode
 from advisor.report.strings import text
 from advisor.steps.base import StepContext, warn
+from advisor.steps.sanity import sanity_requests, sanity_result
 from probes.base import Unavailable
 from probes.engines.base import EngineError
 from probes.host import PowerSource, load_average
@@ -43,7 +45,13 @@ class PreflightStep:
         guards["host-load"] = load_guard(ctx.policy.preflight)
         host = ctx.environment.host
         guards["power"] = power_guard(host.power_source if host is not None else None)
-        guards.update(spec_guards(ctx))
+        sanity_ms: dict[str, list[float]] = {}
+        guards.update(spec_guards(ctx, sanity_ms))
+        sanity = sanity_result(ctx, sanity_ms)
+        if sanity is not None and sanity.tripped:
+            # The long steps would only confirm it: stop here, the rules give the finding (rules/root.toml).
+            ctx.halt = (f"the sanity gate stopped the check: speculation decoded {sanity.slowdown:.1f}× slower "
+                        f"than speculation off in every one of its first requests (limit {sanity.limit:g}×)")
         warnings: list[QualityWarning] = [
             warn(self.id, WarningCode.for_guard(name), g.detail) for name, g in guards.items() if g.passed is False]
         draft = ctx.environment.draft
@@ -51,8 +59,8 @@ class PreflightStep:
             message = text("en", f"warning.draft-on-cpu.{draft.cpu_reason}")  # translated in reports
             warnings.append(warn(self.id, WarningCode.DRAFT_ON_CPU, message))
         yield from warnings
-        yield StepDone(self.id, "done", PreflightEvidence(guards=guards), elapsed_s=time.monotonic() - t0,
-                       warnings=tuple(warnings))
+        yield StepDone(self.id, "done", PreflightEvidence(guards=guards, sanity=sanity),
+                       elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 
 def load_guard(policy: PreflightPolicy) -> Guard:
@@ -98,12 +106,18 @@ def gpu_guards(environment: Environment, our_pids: set[int], policy: PreflightPo
     return out
 
 
-def spec_guards(ctx: StepContext) -> dict[str, Guard]:
-    """Speculation must really be off in the OFF arm and on in the ON arm."""
+def spec_guards(ctx: StepContext, sanity_ms: dict[str, list[float]]) -> dict[str, Guard]:
+    """Speculation must really be off in the OFF arm and on in the ON arm; each arm also runs the sanity
+    gate's two short requests into `sanity_ms` while it is up (single-resident: the ON server the check started
+    with first, then the OFF server swapped in, which the baseline needs next — one swap in all)."""
     out: dict[str, Guard] = {}
-    for arm, want in ((ctx.arms.off, False), (ctx.arms.on, True)):
+    names: tuple[ArmName, ArmName] = ("on", "off") if ctx.arms.single else ("off", "on")
+    for name in names:
+        arm = ctx.use(name, "preflight", warm=False)  # the sanity requests warm it
+        want = name == "on"
         if arm is None:
             continue
+        sanity_ms[name] = sanity_requests(ctx, arm)
         try:
             spec = arm.adapter.info().spec
         except EngineError as exc:

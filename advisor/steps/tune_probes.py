@@ -8,10 +8,10 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.events import Event, Progress
 from advisor.evidence.steps import AcceptanceEvidence
 from advisor.evidence.units import AcceptanceUnit
-from advisor.run.engine_runner import ManagedServer, ServerConfig
 from advisor.run.plan import PromptLike
 from advisor.steps.acceptance import measure_prompt, summarise, token_weighted_depth
 from advisor.steps.base import StepContext

@@ -45,10 +45,11 @@ class VerifyStep:
     def run(self, ctx: StepContext) -> Iterator[Event]:
         """Prime the prefix, time each k, compare with the prediction; again at the user's depth if long."""
         t0 = time.monotonic()
-        if ctx.arms.off is None:
+        off = ctx.use("off", self.id)
+        if off is None:
             yield missing_arm(self.id, "a speculation-off server")
             return
-        adapter = ctx.arms.off.adapter
+        adapter = off.adapter
         tokenize = getattr(adapter, "tokenize", None)
         if tokenize is None:
             yield skipped(self.id, f"{adapter.kind} cannot evaluate a token-array prompt against a cached prefix")

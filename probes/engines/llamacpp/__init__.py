@@ -1,1 +1,1 @@
-"""llama.cpp: the `llama-server` HTTP adapter and the binary's flag dialect."""
+"""llama.cpp: the `llama-server` HTTP adapter, the binary's flag dialect and its devices."""
