@@ -3,7 +3,9 @@
     .venv/bin/python -m bench.run_all [--skip-slow] [--docs DIR]
 
 `--skip-slow` leaves out the two quick checks (CLI and GUI) and runs the A/B simulation with 2,000 instead
-of 20,000 replications; the figures that need them are written as null with the reason. Benchmarks run
+of 20,000 replications; the figures that need them are written as null with the reason. `--only a,b`
+re-measures the named stages alone and keeps every other figure as the last full run wrote it (the page
+then names the stages re-run and when the rest was measured). Benchmarks run
 serially so that none of them measures another's load. A module that fails gives nulls with its error,
 never a made-up figure.
 """
@@ -11,6 +13,7 @@ never a made-up figure.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -62,11 +65,34 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
     return out
 
 
+STAGES = ("probe_time", "cli_time", "calibration", "tok_s_accuracy", "cpu_overhead", "peer", "hostile", "sim_ab",
+          "gui", "faults", "quick_check", "pool_effect", "tuner", "arms")
+
+
+def previous_results(js: Path) -> dict[str, Any]:
+    """The figures, notes and details of the last run's benchmarks.json (empty when there is none)."""
+    try:
+        old = json.loads(js.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    out: dict[str, Any] = dict(old.get("details") or {})
+    keys = [g.key for g in report.GOALS] + [k for k, _ in report.RELIABILITY]
+    for key in keys:
+        if key in old:
+            out[key] = old[key]
+        if f"{key}_note" in old:
+            out[f"{key}_note"] = old[f"{key}_note"]
+    return out
+
+
 def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s: float = 600.0,
-        gui_steps: str | None = None, results: dict[str, Any] | None = None) -> dict[str, Any]:
+        gui_steps: str | None = None, results: dict[str, Any] | None = None,
+        only: frozenset[str] | None = None) -> dict[str, Any]:
     """All figures in one dict (keys, `<key>_note`s and details), filled in `results` stage by stage so a run
-    stopped part-way still has the figures of the stages it finished."""
+    stopped part-way still has the figures of the stages it finished; with `only`, just those stages."""
     results = {} if results is None else results
+    if only is not None:
+        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps)
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
     results |= _stage("cli_time", cli_time.measure, cli_time.KEYS)
     results |= _stage("calibration", calibration.measure, calibration.KEYS)
@@ -93,6 +119,28 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     return results
 
 
+def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_tg: int, check_timeout_s: float,
+              gui_steps: str | None) -> dict[str, Any]:
+    stages: dict[str, tuple[Callable[[], dict[str, Any]], tuple[str, ...]]] = {
+        "probe_time": (probe_time.measure, (probe_time.KEY,)), "cli_time": (cli_time.measure, cli_time.KEYS),
+        "calibration": (calibration.measure, calibration.KEYS),
+        "tok_s_accuracy": (lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,)),
+        "cpu_overhead": (lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,)),
+        "peer": (lambda: peer.measure(tg=peer_tg), (peer.KEY,)), "hostile": (hostile.measure, hostile.KEYS),
+        "sim_ab": (lambda: sim_figures.measure(sim_figures.FULL_REPS), sim_figures.KEYS),
+        "gui": (lambda: gui_figures.measure(skip_check=False, steps=gui_steps),
+                (gui_figures.REDRAW, gui_figures.STALL)),
+        "faults": (faults.measure, faults.KEYS),
+        "quick_check": (lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS),
+        "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
+        "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS)}
+    for name in STAGES:
+        if name in only:
+            fn, keys = stages[name]
+            results |= _stage(name, fn, keys)
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-slow", action="store_true", help="no quick checks, 2k-rep simulation")
@@ -101,7 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-tg", type=int, default=256, help="tokens per llama-benchy run (default 256)")
     ap.add_argument("--check-timeout", type=float, default=600.0, help="limit for the CLI quick check (s)")
     ap.add_argument("--gui-steps", help="steps of the GUI's quick check (default: all)")
+    ap.add_argument("--only", metavar="STAGE,…",
+                    help=f"re-measure only these stages, keep the other figures ({', '.join(STAGES)})")
     args = ap.parse_args(argv)
+    only = frozenset(s.strip() for s in args.only.split(",") if s.strip()) if args.only else None
+    if only is not None and (unknown := sorted(only - set(STAGES))):
+        ap.error(f"unknown stage(s): {', '.join(unknown)}")
     stop_cleanly_on_sigterm()
     t0 = time.monotonic()
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
@@ -109,8 +162,14 @@ def main(argv: list[str] | None = None) -> int:
                             "command": " ".join([".venv/bin/python -m bench.run_all",
                                                  *(argv if argv is not None else sys.argv[1:])])}
     results: dict[str, Any] = {}
+    if only is not None:
+        previous = json.loads((args.docs / "benchmarks.json").read_text(encoding="utf-8")) \
+            if (args.docs / "benchmarks.json").is_file() else {}
+        results = previous_results(args.docs / "benchmarks.json")
+        meta["partial"] = (f"only {', '.join(sorted(only))} re-measured in this run; every other figure is from the "
+                           f"run of {previous.get('date', 'an unknown date')} ({previous.get('command', '?')})")
     try:
-        run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results)
+        run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results, only)
     except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl-C or SIGTERM: keep what was measured
         meta["stopped_early"] = f"stopped by {type(exc).__name__} after {time.monotonic() - t0:.0f} s"
         print(f"[bench] {meta['stopped_early']}; writing the figures measured so far", flush=True)

@@ -15,11 +15,15 @@ from typing import Any
 
 import pytest
 
+from advisor.arms.arms import Arm, Arms
 from advisor.arms.budget import FLOAT_BYTES, GIB, UBATCH_TOKENS, arm_need, plan_arms, weights_private
+from advisor.arms.launch import single_if_placed_apart
 from advisor.arms.schedule import Window, leads, single_resident_windows
 from advisor.demo.model import demo_model_path
 from advisor.evidence.arms import ArmsPlan, ArmsRequest
+from advisor.report.arms_text import arms_sentence
 from probes.base import Unavailable
+from probes.engines.llamacpp.placement import ModelPlacement, Placement
 from probes.gpu.probe import GpuReport, GpuSnapshot
 from probes.host import HostReport
 from probes.model.info import ModelInfo
@@ -241,3 +245,41 @@ def test_degenerate_inputs() -> None:
     assert single_resident_windows(0, 4) == []
     # a block of 0 (a bad override is refused by the policy ranges) is treated as 1, never an endless loop
     assert single_resident_windows(2, 0) == single_resident_windows(2, 1)
+
+
+def _placed(gpu_layers: int) -> Placement:
+    return Placement(model=ModelPlacement(gpu_layers=gpu_layers, layers_total=33, buffers_mib={"CUDA0": 9000.0},
+                                          expert_count=0, cpu_overrides=False))
+
+
+def _dual_arms(off_layers: int, on_layers: int) -> Arms:
+    plan = ArmsPlan(mode="dual", requested="auto", reason="fits", reason_code="fits", where="gpu")
+    arms = Arms(off=Arm("off", adapter=None), on=Arm("on", adapter=None), mode="dual", plan=plan)  # type: ignore[arg-type]
+    arms.placements = {"off": _placed(off_layers), "on": _placed(on_layers)}
+    return arms
+
+
+def test_auto_dual_servers_placed_apart_fall_back_to_single_resident() -> None:
+    # The budget said two copies fit, but --fit gave the second server fewer GPU layers: comparing them would
+    # compare placements, so the check goes single-resident and says why.
+    arms = _dual_arms(33, 20)
+    single_if_placed_apart(arms)
+    assert arms.mode == "single" and arms.plan is not None and arms.plan.mode == "single"
+    assert arms.plan.reason_code == "placed-apart" and "33 vs 20 layers" in arms.plan.reason
+
+
+def test_auto_dual_servers_placed_alike_stay_side_by_side() -> None:
+    arms = _dual_arms(33, 33)
+    single_if_placed_apart(arms)
+    assert arms.mode == "dual" and arms.plan is not None and arms.plan.reason_code == "fits"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_arms_reason_reads_in_both_languages_with_the_budget_numbers(big: ModelInfo, lang: str) -> None:
+    tight = plan_arms("auto", big, ctx_tokens=CTX, gpus=_gpus(23.5), host=None, gpu_engine=True, margin_gib=MARGIN)
+    line = arms_sentence(tight, lang)
+    assert "23.5" in line and "gpu0" in line and "1.0" in line
+    other = "zh" if lang == "en" else "en"
+    for code in ("asked-single", "asked-dual", "fits", "does-not-fit", "unknown-memory", "placed-apart"):
+        plan = dataclasses.replace(tight, reason_code=code)
+        assert "{" not in arms_sentence(plan, lang) and arms_sentence(plan, lang) != arms_sentence(plan, other)

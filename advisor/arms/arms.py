@@ -131,19 +131,27 @@ class Arms:
         return seconds
 
     def configure(self, name: ArmName, phase: str, config: ServerConfig) -> None:
-        """`name` runs `config` from now on: a running server restarts with it; a stopped one (the other arm
-        is resident) takes it at its next swap, so no model is loaded only to be stopped again."""
+        """`name` runs `config` from now on. Side by side its server restarts with it; single-resident the
+        server stops (if it was the resident one) and starts with `config` at its next swap, so no model is
+        loaded only to be stopped again."""
         arm = self.arm(name)
         if arm is None or arm.server is None:
             return
-        if arm.server.running or not self.single:
+        if not self.single:
             self.restart(name, phase, config, reason="config")
             return
+        self._stop(arm)
         old = arm.server
         arm.server = ManagedServer(old.binary, config, old.log_path.parent)
         arm.adapter = LlamaCppAdapter(arm.server.base_url)
         arm.command_line = list(arm.server.argv)
         arm.spec_argv = arm.server.spec_argv
+
+    def stop_arm(self, name: ArmName) -> None:
+        """Stop `name`'s managed server (single-resident: its next use starts a fresh one)."""
+        arm = self.arm(name)
+        if arm is not None:
+            self._stop(arm)
 
     def launch(self, arm: Arm, phase: str) -> None:
         """Start `arm`'s (not yet started) managed server and record its span."""

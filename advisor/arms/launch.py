@@ -22,6 +22,7 @@ from advisor.demo.first_run import first_run_hint
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.arms import ArmsPlan
+from advisor.evidence.placement import same_placement
 from advisor.run.engine_gate import cpu_engine_gate
 from advisor.run.environment import read_model
 from probes.base import Unavailable
@@ -136,10 +137,26 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
             on_cfg = replace(on_cfg, draft_placement=placement)
         arms.on = _arm("on", binary, on_cfg, log_dir)
         arms.launch(arms.on, "start")
+        if plan.requested == "auto":
+            single_if_placed_apart(arms)
     except BaseException:
         arms.stop()
         raise
     return arms
+
+
+def single_if_placed_apart(arms: Arms) -> None:
+    """The budget said two copies fit, but llama.cpp's --fit placed the second server differently (fewer GPU
+    layers, experts moved to RAM): an A/B of those servers would compare placements. Stop the ON server and go
+    single-resident; its next start, alone, gets the same placement as the OFF server had."""
+    off, on = arms.placements.get("off"), arms.placements.get("on")
+    if off is None or on is None or same_placement(off, on) is not False or arms.plan is None or arms.on is None:
+        return
+    arms.mode = "single"
+    arms.plan = replace(arms.plan, mode="single", reason_code="placed-apart", reason=(
+        f"side by side the servers were placed differently ({off.model.gpu_layers} vs {on.model.gpu_layers} layers "
+        "on the GPU): one copy of the target at a time"))
+    arms.stop_arm("on")
 
 
 def _arm(name: ArmName, binary: LlamaServerBinary, cfg: ServerConfig, log_dir: Path) -> Arm:

@@ -7,6 +7,7 @@ from typing import TextIO
 
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
+from advisor.report.arms_text import arms_sentence
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.results import localized, results_table
 from advisor.report.sections import by_task, headline, tuner_section
@@ -88,8 +89,10 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
             out.write(f"    {row[0]:<14} k = {row[1]:<3} {row[2]}\n")
     for line in reconciliation_sentences(reconciliation_section(evidence), lang):
         out.write(f"  {text(lang, 'cli.perf_model')}: {line}\n")
+    if evidence.arms is not None:
+        out.write("  " + text(lang, "cli.arms", how=arms_sentence(evidence.arms, lang)) + "\n")
     if evidence.restarts:
-        phases = ", ".join(f"{r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
+        phases = ", ".join(f"{r.arm}: {r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
         out.write("  " + text(lang, "cli.restarted", phases=phases) + "\n")
     _verdict(done, ab.speedup if ab is not None else None, lang, out)
 

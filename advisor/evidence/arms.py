@@ -55,7 +55,8 @@ class ArmsPlan:
     mode: ArmsMode
     requested: ArmsRequest
     reason: str                               # one English sentence (the report translates by `reason_code`)
-    reason_code: str                          # asked-single, asked-dual, fits, does-not-fit, unknown-memory
+    # asked-single, asked-dual, fits, does-not-fit, unknown-memory, placed-apart (dual started, placed apart)
+    reason_code: str
     where: Literal["gpu", "cpu"]
     need: ArmNeed | None = None
     devices: tuple[DeviceBudget, ...] = ()

@@ -111,7 +111,8 @@ def spec_guards(ctx: StepContext, sanity_ms: dict[str, list[float]]) -> dict[str
     gate's two short requests into `sanity_ms` while it is up (single-resident: the ON server the check started
     with first, then the OFF server swapped in, which the baseline needs next — one swap in all)."""
     out: dict[str, Guard] = {}
-    names: tuple[ArmName, ArmName] = ("on", "off") if ctx.arms.single else ("off", "on")
+    on_resident = ctx.arms.on is not None and ctx.arms.on.resident
+    names: tuple[ArmName, ArmName] = ("on", "off") if ctx.arms.single and on_resident else ("off", "on")
     for name in names:
         arm = ctx.use(name, "preflight", warm=False)  # the sanity requests warm it
         want = name == "on"
