@@ -231,3 +231,17 @@ def test_the_cpu_engine_refusal_speaks_the_readers_language(
     assert err.startswith("spec-advisor: ")
     assert text("zh", "gate.cpu_engine", path=llama_binary.path, gpu="NVIDIA GeForce RTX 4090") in err
     assert text("zh", "gate.cpu_engine_hint") in err
+
+
+def test_this_build_has_no_per_request_drafting_toggle(llama_binary: LlamaServerBinary, demo_model: Path) -> None:
+    # Single-resident OFF runs on a plain server because of this: a server started with a drafter keeps
+    # drafting when a request asks for n_max 0 (the build compiles its per-request `speculative.*` fields out,
+    # tools/server/server-schema.cpp), as the server's own draft counters show. A build that honours the fields
+    # fails here, and then a drafter-loaded server could serve the OFF arm without a swap (docs/arms.md).
+    from bench.arms import idle_drafter_probe
+
+    probe = idle_drafter_probe(max_tokens=32)
+    requests = probe["requests"]
+    assert requests["none"]["http_status"] == 200 and requests["none"]["draft_n"] > 0  # the drafter drafts
+    assert not probe["toggle_works"]
+    assert all(r["http_status"] == 200 and r["draft_n"] > 0 for r in requests.values())

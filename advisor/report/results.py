@@ -17,7 +17,8 @@ from advisor.evidence.schema import Evidence
 from advisor.evidence.steps import ABEvidence, RequestRecord
 from advisor.report.strings import category_name, text
 
-Source = Literal["ab", "steps"]
+# where the table's rows come from: the A/B (side by side or single-resident) or the baseline and acceptance steps
+Source = Literal["ab", "ab_single", "steps"]
 COLUMNS = ("arm", "category", "n", "tok_s", "ttft", "tpot", "acceptance")
 ARMS = ("off", "on")
 ALL = ""  # the category of the pooled row
@@ -68,6 +69,8 @@ def results_table(evidence: Evidence | None) -> dict[str, Any] | None:
     if found is None:
         return None
     source, by_arm = found
+    if source == "ab" and evidence is not None and evidence.arms is not None and evidence.arms.mode == "single":
+        source = "ab_single"  # one server at a time: blocks of pairs, not both servers live
     rows = []
     for arm in ARMS:
         records = by_arm.get(arm) or []

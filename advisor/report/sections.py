@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Any
@@ -70,7 +71,27 @@ def environment_summary(evidence: Evidence | None, facts: Mapping[str, Any]) -> 
         _flatten(_m(encode(evidence.config)), "", settings)
     if settings:
         out["settings"] = settings
+    if evidence is not None and (arms := arms_rows(evidence)):
+        out["arms"] = arms
     return out
+
+
+def arms_rows(evidence: Evidence) -> dict[str, Any]:
+    """How a managed check ran its arms: mode and why, the tightest device's budget, the servers it started."""
+    plan = evidence.arms
+    if plan is None:
+        return {}
+    rows: dict[str, Any] = {"mode": plan.mode, "requested": plan.requested, "reason": plan.reason_code,
+                            "budgeted_on": plan.where}
+    short = [d for d in plan.devices if not d.dual_fits]
+    device = short[0] if short else (plan.devices[0] if plan.devices else None)
+    if device is not None:
+        rows |= {"device": device.device, "one_server_gib": device.single_gib, "two_servers_gib": device.dual_gib,
+                 "spare_gib": device.margin_gib, "free_gib": device.free_gib}
+    loads = [s.load_s for s in evidence.servers]
+    if loads:
+        rows |= {"servers_started": len(loads), "model_load_s_median": round(statistics.median(loads), 3)}
+    return rows
 
 
 def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> list[dict[str, Any]]:

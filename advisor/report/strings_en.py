@@ -47,6 +47,7 @@ STRINGS: dict[str, str] = {
     "env.engine": "Engine",
     "env.model": "Model",
     "env.settings": "Settings",
+    "env.arms": "Arms (managed servers)",
     "section.steps": "Measurements",
     "step.preflight": "Preflight",
     "step.baseline": "Baseline (speculation off)",
@@ -245,6 +246,8 @@ STRINGS: dict[str, str] = {
     "results.arm_on": "speculation on",
     "results.all": "all",
     "results.source_ab": "From the paired A/B's requests (both servers live, order counterbalanced).",
+    "results.source_ab_single": ("From the paired A/B's requests (one copy of the model at a time: blocks of pairs, "
+                                 "each arm first in every other block)."),
     "results.source_steps": ("No finished A/B: the off column is the baseline, the on column the acceptance "
                              "step; they ran at different times."),
     "typical.line": "Typical for this method: {speedup} — from published typical values, not measured here.",
