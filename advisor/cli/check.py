@@ -271,4 +271,7 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
         return 1
     if done.status == "complete":
         return 1 if done.history_error else 0  # measured, but the history lost it: a script must not miss that
+    if session.run_id and session.store is not None and not done.history_error:
+        # what was measured is kept whole units at a time: say how to go on from there
+        print(text(lang.resolve(args.lang), "cli.resume_hint", run_id=session.run_id), file=sys.stderr)
     return 130

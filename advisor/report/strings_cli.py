@@ -13,6 +13,8 @@ EN: dict[str, str] = {
     "cli.pairs": "pairs",
     "cli.restarted": "servers started before (arm: phase, seconds with the model load): {phases}",
     "cli.arms": "arms: {how}",
+    "cli.resume_hint": ("stopped; what was measured is kept. Go on from there with: "
+                        "spec-advisor check --resume {run_id}"),
     "arms.single": "one copy of the model at a time (single-resident), {why}",
     "arms.dual": "both servers side by side, {why}",
     "arms.reason.asked-single": "as asked (--arms single)",
@@ -107,6 +109,7 @@ ZH: dict[str, str] = {
     "cli.pairs": "对",
     "cli.restarted": "在这些阶段前启动了服务器（臂：阶段，含模型加载的秒数）：{phases}",
     "cli.arms": "两臂：{how}",
+    "cli.resume_hint": "已停止；已测量的内容都已保留。从那里继续：spec-advisor check --resume {run_id}",
     "arms.single": "同一时间只保留一份模型（单驻留），{why}",
     "arms.dual": "两个服务器并排运行，{why}",
     "arms.reason.asked-single": "按要求（--arms single）",
