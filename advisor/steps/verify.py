@@ -57,10 +57,10 @@ class VerifyStep:
         depth = ctx.config.budget.verify_depth_tokens
         deep = _user_depth(ctx, adapter, depth)
         pool = _token_pool(tokenize, ctx, max(depth, deep or 0) + 64)
-        if len(pool) < depth + 34:
+        if len(pool) < depth + PRIME_PREFILLS + 32:
             yield skipped(self.id, "could not build a long enough token prefix from the prompts")
             return
-        if deep is not None and len(pool) < deep + 34:
+        if deep is not None and len(pool) < deep + PRIME_PREFILLS + 32:
             deep = None  # the prompts do not hold that many tokens after all
         rng = random.Random(ctx.config.seed)
         ks = k_values(ctx.draft_cap)
@@ -107,19 +107,26 @@ def _user_depth(ctx: StepContext, adapter: Any, depth: int) -> int | None:
     return deep if deep >= ctx.config.budget.verify_user_depth_factor * depth else None
 
 
+# Prefills that estimate c (the first builds the graph; the fastest of the rest counts): a 128-token prefill of
+# the demo model takes ~40 ms, so three warm ones cost a tenth of a second.
+PRIME_PREFILLS = 4
+
+
 def _curve(adapter: Any, ctx: StepContext, pool: list[int], depth: int, ks: list[int], rng: random.Random,
            rounds: tuple[int, int]) -> Generator[Event, None, tuple[dict[int, list[float]], float, int]]:
     """Times of each k over a cached prefix of `depth` tokens; `rounds` = (rounds before, rounds in all) for the
     progress count. Returns (k → samples in ms, compute ms per token, samples rejected)."""
-    # Two prefills, the second of the prefix shifted by one token (so nothing of the first is reused): the
-    # first also builds the compute graph and warms the caches, so only the faster one estimates c, the
-    # compute cost per token; the second leaves its prefix cached for the timed forwards.
+    # Prefills of the prefix, each shifted by one token (so nothing of the one before is reused): the first also
+    # builds the compute graph and warms the caches, and c, the compute cost per token, is the fastest of them,
+    # as each T(k) is the fastest of its repeats. With two prefills c was one warm sample against T(k)s that
+    # are minima of 7: its noise (±20% between runs here) moved the whole predicted curve. The last prefill
+    # leaves its prefix cached for the timed forwards.
     compute_ms = math.inf
-    for shift in (0, 1):
+    for shift in range(PRIME_PREFILLS):
         prefix = pool[shift:shift + depth]
         prime = adapter.complete(prefix, max_tokens=1, slot=SLOT)
         compute_ms = min(compute_ms, (prime.prompt_ms or 0.0) / max(prime.prompt_tokens or depth, 1))
-    fresh_pool = pool[depth + 1:]
+    fresh_pool = pool[depth + PRIME_PREFILLS - 1:]  # after the cached prefix
     times: dict[int, list[float]] = {k: [] for k in ks}
     rejected = 0
     for k in ks:
