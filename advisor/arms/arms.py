@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +25,7 @@ from advisor.recommend.llamacpp import draft_cap, effective_params
 from probes.engines.base import EngineAdapter
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary
+from probes.model.info import ModelInfo
 
 ArmName = Literal["off", "on"]
 
@@ -68,6 +69,7 @@ class Arms:
     on: Arm | None
     binary: LlamaServerBinary | None = None
     model_path: Path | None = None
+    model_info: ModelInfo | None = None   # the target's probe, read once before the budget (managed runs)
     draft: DraftSetup | None = None   # managed runs with a draft model: its pairing, VRAM budget and placement
     mode: ArmsMode = "dual"
     plan: ArmsPlan | None = None      # the memory budget behind `mode` (managed runs)
@@ -110,19 +112,12 @@ class Arms:
             other = self.arm("on" if name == "off" else "off")
             if other is not None and other.server is not None and other.server.running:
                 self._stop(other)
-        old = arm.server
-        if (code := old.died) is not None:
-            arm.crashed.append((code, old.log_path))
+        if (code := arm.server.died) is not None:
+            arm.crashed.append((code, arm.server.log_path))
         self._stop(arm)
-        close = getattr(arm.adapter, "close", None)
-        if callable(close):
-            close()
-        arm.server = ManagedServer(old.binary, config or old.config, old.log_path.parent)
+        self._new_server(arm, config or arm.server.config)
         arm.generation += 1
         self._start(arm, phase)
-        arm.adapter = LlamaCppAdapter(arm.server.base_url)
-        arm.command_line = list(arm.server.argv)
-        arm.spec_argv = arm.server.spec_argv
         seconds = time.monotonic() - t0
         restart = ServerRestart(name, phase, arm.generation, round(seconds, 3), reason)
         self.restarts.append(restart)
@@ -141,6 +136,15 @@ class Arms:
             self.restart(name, phase, config, reason="config")
             return
         self._stop(arm)
+        self._new_server(arm, config)
+
+    @staticmethod
+    def _new_server(arm: Arm, config: ServerConfig) -> None:
+        """Give `arm` a new (not yet started) server with `config`, on a new port, and an adapter for it."""
+        assert arm.server is not None
+        close = getattr(arm.adapter, "close", None)
+        if callable(close):
+            close()
         old = arm.server
         arm.server = ManagedServer(old.binary, config, old.log_path.parent)
         arm.adapter = LlamaCppAdapter(arm.server.base_url)
@@ -181,8 +185,7 @@ class Arms:
         for i in range(len(self.spans) - 1, -1, -1):
             span = self.spans[i]
             if span.arm == arm.name and span.generation == arm.generation and span.stopped_s is None:
-                self.spans[i] = ServerSpan(span.arm, span.generation, span.phase, span.pid, span.started_s,
-                                           span.load_s, now)
+                self.spans[i] = replace(span, stopped_s=now)
                 return
 
     def stop(self) -> None:

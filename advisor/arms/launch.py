@@ -31,6 +31,7 @@ from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, find_llama_server
 from probes.gpu.probe import GpuReport, GpuSnapshot, probe_gpus
 from probes.host import HostReport, probe_host
+from probes.model.info import ModelInfo
 
 # Slots per managed server: enough for the quick concurrency sweep (1, 2, 4) without restarting.
 MANAGED_SLOTS = 4
@@ -56,10 +57,9 @@ def _gpu_engine(binary: LlamaServerBinary, gpus: GpuReport) -> bool:
     return bool(gpus.gpus) and binary.gpu_capable is not False
 
 
-def budget_plan(config: CheckConfig, binary: LlamaServerBinary, model: Path, *, gpus: GpuReport,
+def budget_plan(config: CheckConfig, binary: LlamaServerBinary, info: ModelInfo, *, gpus: GpuReport,
                 host: HostReport | None, margin_gib: float) -> ArmsPlan:
-    """The arms plan of a managed check (before any server starts)."""
-    info = read_model(model)
+    """The arms plan of a managed check for the target `info` (before any server starts)."""
     draft = draft_need(config.draft_model, MANAGED_SLOTS * MANAGED_CTX_PER_SLOT) if config.draft_model else None
     return plan_arms(config.arms, info, ctx_tokens=MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, gpus=gpus, host=host,
                      gpu_engine=_gpu_engine(binary, gpus), margin_gib=margin_gib,
@@ -109,13 +109,14 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
     if refused is not None:
         raise refused
     host = host_probe() if host_probe is not None else probe_host(measure_bandwidth=False)
-    plan = budget_plan(config, binary, model, gpus=gpus, host=host, margin_gib=margin_gib)
+    info = read_model(model)  # a bad file stops here, before any server; the environment reuses it
+    plan = budget_plan(config, binary, info, gpus=gpus, host=host, margin_gib=margin_gib)
     common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
               "threads": config.threads, "extra_args": config.server_args}
     off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
     on_cfg = ServerConfig(label="on", spec_type=config.spec_type, draft_model=config.draft_model,
                           draft_max=config.draft_cap, **common)  # type: ignore[arg-type]
-    arms = Arms(off=None, on=None, binary=binary, model_path=model, mode=plan.mode, plan=plan)
+    arms = Arms(off=None, on=None, binary=binary, model_path=model, model_info=info, mode=plan.mode, plan=plan)
     dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
     try:
         if plan.mode == "single":

@@ -41,12 +41,13 @@ def read_model(path: Path) -> ModelInfo:
         raise UserError(str(exc), hint="pass a .gguf file (or a Hugging Face folder with config.json)") from exc
 
 
-def gather(model: Path | None, *, binary: LlamaServerBinary | None = None,
-           measure_bandwidth: bool = True) -> Environment:
-    """GPU, host (with measured RAM bandwidth), model and packages."""
+def gather(model: Path | None, *, binary: LlamaServerBinary | None = None, measure_bandwidth: bool = True,
+           model_info: ModelInfo | None = None) -> Environment:
+    """GPU, host (with measured RAM bandwidth), model (`model_info` when already probed) and packages."""
     from advisor.evidence.schema import Environment
 
     return Environment(
         gpu=probe_gpus(), host=probe_host(measure_bandwidth=measure_bandwidth),
-        model=read_model(model) if model is not None else None, binary=binary, packages=package_versions(),
+        model=model_info or (read_model(model) if model is not None else None), binary=binary,
+        packages=package_versions(),
     )

@@ -36,6 +36,12 @@ def planned_units(config: CheckConfig, plan: WorkloadPlan) -> dict[str, int]:
     return {step: units[step] for step in config.steps if step in units}
 
 
+def _pair_loads(pairs: int, single: bool, block_pairs: int) -> int:
+    """Loads of one run of pairs: a fresh ON server side by side; one swap per block (and the first window)
+    single-resident (advisor/arms/schedule.py)."""
+    return math.ceil(pairs / max(block_pairs, 1)) + 1 if single else 1
+
+
 def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, block_pairs: int) -> dict[str, int]:
     """Model loads each chosen step will cause in a managed check (the tuner's are not planned: they depend on
     what it finds). Side by side: the fresh ON servers of the acceptance step's canary, the sweep and the A/B
@@ -44,13 +50,15 @@ def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, b
     needs OFF after the ON steps, the sweep swaps once per level, the A/B once per block of pairs."""
     steps, budget = config.steps, config.budget
     pairs = min(budget.ab_max_pairs, len(plan.ab))
+    vs_default = min(budget.ab_vs_default_pairs, pairs)
+    # side by side the comparison with the defaults restarts OFF with them, ON fresh, and OFF back
+    vs_loads = (_pair_loads(vs_default, single, block_pairs) if single else 3) if vs_default else 0
     out = {"preflight": 1 if single else 0,
            "baseline": 0,
            "acceptance": 2 if single else 1,
            "verify": 1 if single else 0,
            "batch": len(budget.batch_levels) if single else 1,
-           "ab": (math.ceil(pairs / max(block_pairs, 1)) + 1 if single else 1)
-           + (2 * (1 if single else 0) + 2 if budget.ab_vs_default_pairs else 0)}
+           "ab": _pair_loads(pairs, single, block_pairs) + vs_loads}
     return {step: n for step, n in out.items() if step == "preflight" or step in steps}
 
 

@@ -200,7 +200,7 @@ class Session:
             arms = attach(cfg)
         self.arms = arms  # set before probing, so a failure below still stops the servers
         model = arms.model_path or cfg.model
-        env = gather(model, binary=arms.binary)
+        env = gather(model, binary=arms.binary, model_info=arms.model_info)
         env = replace(env, command_lines={k: tuple(v) for k, v in arms.command_lines().items()},
                       spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=_engine_info(arms),
                       draft=arms.draft, placement=dict(arms.placements))

@@ -88,8 +88,10 @@ class StepContext:
                 fresh = True
             elif fresh and config is None and handed_over == arm.generation:
                 return PoolState(fresh=True, generation=arm.generation)  # restarted and warmed, nothing measured
-            elif fresh and not (config is None and unmeasured == arm.generation):
-                self.arms.restart("on", phase, config, reason="config" if config is not None else "fresh")
+            elif config is not None:
+                self.arms.restart("on", phase, config, reason="config")
+            elif fresh and unmeasured != arm.generation:
+                self.arms.restart("on", phase, reason="fresh")
         self.warm(arm.adapter)
         if hand_over and fresh:
             self.handed_over_on = arm.generation

@@ -1,8 +1,9 @@
 """The pairs of an A/B: each prompt under both arms, side by side or single-resident, as the arms layer runs.
 
-Side by side both arms run each prompt back to back, the first alternating per prompt (reliability.md §2.6:
-per-prompt counterbalancing was unbiased in every simulated drift/order scenario). Single-resident they run in
-blocks, one copy of the target at a time (advisor/arms/schedule.py). A failed request counts against its arm.
+Side by side both arms run each prompt back to back, the first alternating per prompt (per-prompt
+counterbalancing keeps drift and an order effect off the speedup: the drift and order scenarios of
+advisor/ab/simulation.py). Single-resident they run in blocks, one copy of the target at a time
+(advisor/arms/schedule.py). A failed request counts against its arm.
 """
 
 from __future__ import annotations
