@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import statistics
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +19,6 @@ from probes.model.gguf_header import read_gguf_header
 from probes.model.probe import probe_model
 
 pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="demo model supplies the tokenizer")
-EXTRA_ARGS: tuple[str, ...] = ()
 SMALL: dict[str, Any] = {"n_layer": 2, "n_embd": 256, "n_ff": 512}  # fast variant for layout tests
 
 
@@ -66,7 +66,7 @@ def serve(llama_binary: Any, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
     servers: list[ManagedServer] = []
 
     def start(model: Path) -> str:
-        config = ServerConfig(model=model, threads=2, ctx_size=2048, label=model.stem, extra_args=EXTRA_ARGS)
+        config = ServerConfig(model=model, threads=2, ctx_size=2048, label=model.stem)
         servers.append(ManagedServer(llama_binary, config, tmp_path))
         return servers[-1].start().base_url
 
@@ -75,17 +75,17 @@ def serve(llama_binary: Any, tmp_path: Path) -> Iterator[Callable[[Path], str]]:
         server.stop()
 
 
-def prompt_cost_ms(urls: list[str], ks: list[int], reps: int = 7, depth: int = 64) -> list[dict[int, float]]:
-    """Fastest prompt_ms of k fresh tokens after a cached prefix of `depth` tokens, per server (engines.md §1.7).
+def prompt_cost_ms(urls: list[str], ks: list[int], reps: int, depth: int = 64) -> list[dict[int, list[float]]]:
+    """prompt_ms of k fresh tokens after a cached prefix of `depth` tokens, per server, per k, per rep.
 
-    Servers are measured interleaved (same k, one after the other) so load from other processes hits them
-    alike, and the minimum is kept because such load only ever adds time.
+    Servers are measured interleaved (same k, one after the other), so what other processes do in one
+    moment hits both models' samples of the same rep alike (engines.md §1.7).
     """
     rng = random.Random(0)
     prefix = [rng.randrange(1000, 40000) for _ in range(depth)]
     body = {"n_predict": 1, "temperature": 0, "cache_prompt": True, "id_slot": 0}
     clients = [httpx.Client(base_url=url, timeout=120) for url in urls]
-    best: list[dict[int, float]] = [dict.fromkeys(ks, float("inf")) for _ in urls]
+    samples: list[dict[int, list[float]]] = [{k: [] for k in ks} for _ in urls]
     try:
         for client in clients:
             client.post("/completion", json={**body, "prompt": prefix}).raise_for_status()
@@ -96,11 +96,11 @@ def prompt_cost_ms(urls: list[str], ks: list[int], reps: int = 7, depth: int = 6
                     t = client.post("/completion", json={**body, "prompt": prefix + fresh}).json()["timings"]
                     assert t["cache_n"] == depth and t["prompt_n"] == k, t
                     if rep:
-                        best[i][k] = min(best[i][k], float(t["prompt_ms"]))
+                        samples[i][k].append(float(t["prompt_ms"]))
     finally:
         for client in clients:
             client.close()
-    return best
+    return samples
 
 
 @pytest.mark.engine
@@ -117,9 +117,14 @@ def test_both_load_and_generate(serve: Callable[[Path], str], cache_dir: Path) -
 @pytest.mark.slow
 def test_moe_verify_cost_rises_faster_than_dense(serve: Callable[[Path], str], cache_dir: Path) -> None:
     dense_path, moe_path = write_synthetic_pair(cache_dir)
-    ks = [1, 8, 16]
-    dense, moe = prompt_cost_ms([serve(dense_path), serve(moe_path)], ks)
-    print(f"prompt_ms by k: dense {dense}, moe {moe}")
-    # Absolute growth (ms from k=1 to k=16), not the ratio: T(1) is a few ms, so ratios amplify noise on a
-    # shared machine. Equal active bytes make T(1) alike; the MoE then reads ~3.6x the bytes at k=16.
-    assert moe[16] - moe[1] > dense[16] - dense[1]
+    reps = 25
+    dense, moe = prompt_cost_ms([serve(dense_path), serve(moe_path)], [1, 16], reps)
+    # What 15 more tokens add, T(16) − T(1), MoE minus dense, paired by rep: both models do the same compute
+    # per token, so the difference is the bytes of the experts 16 tokens scatter to (~3.6x one token's).
+    # A median of paired differences, not a comparison of two minima: on this VM a sample is either fast or
+    # about twice as slow (the host preempts the vCPU), so one lucky minimum decided the old test (CI saw
+    # dense 11.5 vs MoE 9.2 ms at k=16 once). Locally 76-92% of the reps favour the MoE (median +3 ms), so
+    # 13 of 25 going the other way by chance is a ~1e-4 event.
+    extra = [(moe[16][r] - moe[1][r]) - (dense[16][r] - dense[1][r]) for r in range(reps)]
+    print(f"MoE minus dense growth T(16) - T(1) by rep (ms): {[round(x, 1) for x in extra]}")
+    assert statistics.median(extra) > 0
