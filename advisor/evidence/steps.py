@@ -329,6 +329,7 @@ class ABEvidence:
     reasons: tuple[str, ...] = ()
     look: int | None = None
     margin: float | None = None
+    ci_level: float | None = None               # level of ci_low/ci_high (policy.ab.ci_level), e.g. 0.95
     looks: tuple[int, ...] = ()
     pairs: tuple[PairResult, ...] = ()
     pool: PoolState | None = None

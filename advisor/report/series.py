@@ -13,16 +13,14 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.ab.types import PairResult
+from advisor.decide.policy import default_policy
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, BatchEvidence, VerifyEvidence
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
+from advisor.stats import mean_t_interval
 
 Point = list[float]
 
-# Two-sided 95% Student t quantiles for df = 1..30; beyond that the normal 1.96 is within 2%.
-_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-         2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-         2.052, 2.048, 2.045, 2.042)
 # Below 5 pairs a t interval spans most of the chart and hides the data; the band starts there.
 MIN_PAIRS_FOR_BAND = 5
 
@@ -116,7 +114,7 @@ def pair_log_ratio(pair: PairResult) -> float | None:
 
 
 def ab_chart(ev: ABEvidence) -> dict[str, Any] | None:
-    """Per-prompt speedups in run order, with the running geometric mean and its 95% CI.
+    """Per-prompt speedups in run order, with the running geometric mean and its t interval at the run's level.
 
     The running CI is the plain t interval at each n, for display; the verdict itself uses the
     sequential (Pocock-style) bound, which is wider.
@@ -125,15 +123,16 @@ def ab_chart(ev: ABEvidence) -> dict[str, Any] | None:
     if not ds:
         return None
     per_prompt = [[float(i + 1), math.exp(d)] for i, d in enumerate(ds)]
+    # The band is at the level the run's own interval used; runs saved before it was recorded used the policy's.
+    level = ev.ci_level if ev.ci_level is not None else default_policy().ab.ci_level
     running, low, high = [], [], []
     for n in range(1, len(ds) + 1):
         mean = sum(ds[:n]) / n
         running.append([float(n), math.exp(mean)])
         if n >= MIN_PAIRS_FOR_BAND:
-            sd = math.sqrt(sum((d - mean) ** 2 for d in ds[:n]) / (n - 1))
-            half = (_T975[n - 2] if n - 1 <= len(_T975) else 1.96) * sd / math.sqrt(n)
-            low.append([float(n), math.exp(mean - half)])
-            high.append([float(n), math.exp(mean + half)])
+            ci = mean_t_interval(ds[:n], level)
+            low.append([float(n), math.exp(ci.low)])
+            high.append([float(n), math.exp(ci.high)])
     band = {"key": "running_ci", "low": low, "high": high} if low else None
     refs: list[dict[str, Any]] = [{"y": 1.0, "key": "parity"}]
     if ev.margin is not None:  # the decision line the run was judged by (rules/policy.toml [ab])
