@@ -115,7 +115,7 @@ def test_no_acceptance_threshold_can_skip_against_a_predicted_gain(threshold: fl
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     folder = tmp_path / "config" / "rules"
     folder.mkdir(parents=True)
-    (folder / "thresholds.toml").write_text(f"[acceptance]\nmin_acceptance_rate = {threshold}\n", encoding="utf-8")
+    (folder / "policy.toml").write_text(f"[acceptance]\nlow_rate_warning = {threshold}\n", encoding="utf-8")
     monkeypatch.setenv(CONFIG_ENV, str(tmp_path / "config"))
     checked = 0
     for rate in (0.05, 0.14, 0.24, 0.35, 0.47, 0.6, 0.8):
