@@ -112,6 +112,14 @@ def test_placement_flags_per_situation(draft: Path) -> None:
     tight = plan(_gpus(0.01))
     assert tight.headroom_gib is not None and tight.headroom_gib < 0
     assert tight.args == ("-ngld", "0") and tight.cpu_reason == "no-room"
+    # Fits, but with less spare than policy.arms.draft_headroom_gib (0.5): the rule tree would SKIP a draft on the
+    # GPU there, so it is not placed there either (one number for both).
+    close = plan(_gpus(0.3))
+    assert close.headroom_gib is not None and 0 < close.headroom_gib < default_policy().arms.draft_headroom_gib
+    assert close.args == ("-ngld", "0") and close.cpu_reason == "no-room"
+    roomy = plan_draft(CheckConfig(draft_model=draft), draft, gpus=_gpus(0.3), dialect=NEW, ctx_size=8192,
+                       parallel=4, min_headroom_gib=0.1)[0]
+    assert roomy.args == ("-ngld", "all") and not roomy.on_cpu  # a user's policy override moves both
     nogpu = plan(_gpus())
     assert nogpu.args == () and nogpu.cpu_reason == "no-gpu" and nogpu.headroom_gib is None
     asked = plan(_gpus(8.0), draft_gpu_layers="0")

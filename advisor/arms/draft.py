@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.config import CheckConfig
+from advisor.decide.policy import default_policy
 from advisor.errors import UserError
 from advisor.evidence.draft import CpuReason, DraftSetup
 from advisor.recommend.llamacpp import PLACEMENT_FLAGS, DraftPlacement, lists_flag, placement_args
@@ -100,12 +101,12 @@ def _same_order(gpus: GpuReport | None) -> bool:
     return len(cards) > 1 and len(names) == 1 and not any(isinstance(n, Unavailable) for n in names)
 
 
-def _cpu_reason(config: CheckConfig, gpus: GpuReport | None, headroom: float | None) -> CpuReason | None:
+def _cpu_reason(config: CheckConfig, gpus: GpuReport | None, fits: bool | None) -> CpuReason | None:
     if gpus is not None and not gpus.gpus:
         return "no-gpu"
     if config.draft_gpu_layers == "0":
         return "cpu-layers"
-    return "no-room" if headroom is not None and headroom < 0 else None
+    return "no-room" if fits is False else None
 
 
 def _user_flags(config: CheckConfig, dialect: FlagDialect | None) -> None:
@@ -121,13 +122,14 @@ def _user_flags(config: CheckConfig, dialect: FlagDialect | None) -> None:
 
 
 def plan_draft(config: CheckConfig, draft: Path, *, gpus: GpuReport | None, dialect: FlagDialect | None,
-               ctx_size: int, parallel: int,
-               tokenizer: TokenizerPair | None = None) -> tuple[DraftSetup, DraftPlacement]:
+               ctx_size: int, parallel: int, tokenizer: TokenizerPair | None = None,
+               min_headroom_gib: float | None = None) -> tuple[DraftSetup, DraftPlacement]:
     """Budget the draft on the GPU with the most free VRAM (the target already loaded) and choose its flags.
 
     The draft's KV cache holds its per-slot context (`--draft-ctx`, else the target's) for every slot. It goes
-    all on the GPU when it fits there (headroom ≥ 0), on that GPU by name when there are several, and stays on
-    the CPU when it does not fit (-ngld 0: a half-offloaded draft would push target layers off the GPU).
+    all on the GPU when it fits there with `min_headroom_gib` to spare (default policy.arms.draft_headroom_gib, the
+    headroom below which the rule tree SKIPs a draft on the GPU), on that GPU by name when there are several, and
+    stays on the CPU when it does not fit (-ngld 0: a half-offloaded draft would push target layers off the GPU).
     Flags the user did not ask for are written only when this llama-server's --help lists them.
     """
     _user_flags(config, dialect)
@@ -138,14 +140,16 @@ def plan_draft(config: CheckConfig, draft: Path, *, gpus: GpuReport | None, dial
     index, free = max(cards, key=lambda c: c[1]) if cards else (None, None)
     total = need.total_gib if need is not None else None
     headroom = free - total if free is not None and total is not None else None
+    spare = min_headroom_gib if min_headroom_gib is not None else default_policy().arms.draft_headroom_gib
+    fits = headroom >= spare if headroom is not None else None
     layers = config.draft_gpu_layers
-    if layers is None and headroom is not None and lists_flag(dialect, "gpu_layers"):
-        layers = _all_layers(dialect, need.n_layer if need else None) if headroom >= 0 else "0"
-    on_gpu = headroom is not None and headroom >= 0 and layers != "0"
+    if layers is None and fits is not None and lists_flag(dialect, "gpu_layers"):
+        layers = _all_layers(dialect, need.n_layer if need else None) if fits else "0"
+    on_gpu = bool(fits) and layers != "0"
     device = f"CUDA{index}" if on_gpu and _same_order(gpus) and lists_flag(dialect, "device") else None
     placement = DraftPlacement(gpu_layers=layers, device=device, ctx=per_slot if lists_flag(dialect, "ctx") else None,
                                cache_type_k=config.draft_kv_type, cache_type_v=config.draft_kv_type)
-    reason = _cpu_reason(config, gpus, headroom)
+    reason = _cpu_reason(config, gpus, fits)
     setup = DraftSetup(
         path=str(draft), tokenizer=tokenizer, weight_bytes=need.weight_bytes if need else None,
         kv_bytes=need.kv_bytes if need else None, ctx_tokens=need.ctx_tokens if need else None,

@@ -82,6 +82,7 @@ def _without_target(gpus: GpuReport, plan: ArmsPlan) -> GpuReport:
 
 
 def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | None = None,
+                  draft_headroom_gib: float | None = None,
                   gpu_probe: Callable[[], GpuReport] = probe_gpus,
                   host_probe: Callable[[], HostReport] | None = None) -> Arms:
     """Plan the arms by the memory budget and launch the servers the plan keeps resident; stops all on failure.
@@ -123,7 +124,8 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
             if config.draft_model is not None:
                 arms.draft, placement = plan_draft(config, config.draft_model, gpus=_without_target(gpus, plan),
                                                    dialect=dialect, ctx_size=on_cfg.ctx_size,
-                                                   parallel=on_cfg.parallel, tokenizer=pair)
+                                                   parallel=on_cfg.parallel, tokenizer=pair,
+                                                   min_headroom_gib=draft_headroom_gib)
                 on_cfg = replace(on_cfg, draft_placement=placement)
             arms.off = _arm("off", binary, off_cfg, log_dir)
             arms.on = _arm("on", binary, on_cfg, log_dir)
@@ -134,7 +136,8 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
         if config.draft_model is not None:
             # The OFF server holds one copy of the target now: what NVML reports free is what the draft gets.
             arms.draft, placement = plan_draft(config, config.draft_model, gpus=gpu_probe(), dialect=dialect,
-                                               ctx_size=on_cfg.ctx_size, parallel=on_cfg.parallel, tokenizer=pair)
+                                               ctx_size=on_cfg.ctx_size, parallel=on_cfg.parallel, tokenizer=pair,
+                                               min_headroom_gib=draft_headroom_gib)
             on_cfg = replace(on_cfg, draft_placement=placement)
         arms.on = _arm("on", binary, on_cfg, log_dir)
         arms.launch(arms.on, "start")

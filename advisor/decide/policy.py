@@ -98,6 +98,7 @@ class ArmsPolicy:
     """How managed arms are planned (GiB spare, pairs per block) and the sanity gate's limits (×, tokens)."""
 
     dual_margin_gib: float
+    draft_headroom_gib: float
     single_block_pairs: int
     sanity_max_slowdown: float
     sanity_tokens: int
@@ -150,7 +151,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "acceptance.low_rate_warning": (0.0, 1.0), "reconcile.model_mismatch_factor": (1.0, 100.0),
     "tuner.k_tie_margin": (0.0, 0.5), "tuner.method_tie_margin": (0.0, 0.5),
     "tuner.max_prediction_error": (0.0, 10.0), "tuner.overhead_alpha": (0.0001, 0.5),
-    "arms.dual_margin_gib": (0.0, 10_000.0), "arms.single_block_pairs": (1, 1000),
+    "arms.dual_margin_gib": (0.0, 10_000.0), "arms.draft_headroom_gib": (0.0, 10_000.0),
+    "arms.single_block_pairs": (1, 1000),
     "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096),
 }
 

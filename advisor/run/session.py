@@ -195,7 +195,8 @@ class Session:
         cfg = self.config
         log_dir = self.run_dir / "logs"
         if cfg.mode == "managed":
-            arms = start_managed(cfg, log_dir, margin_gib=self.policy.arms.dual_margin_gib)
+            arms = start_managed(cfg, log_dir, margin_gib=self.policy.arms.dual_margin_gib,
+                                 draft_headroom_gib=self.policy.arms.draft_headroom_gib)
         else:
             arms = attach(cfg)
         self.arms = arms  # set before probing, so a failure below still stops the servers

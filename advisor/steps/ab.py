@@ -117,7 +117,8 @@ def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_rea
         n_failed_off=d.n_failed_off, n_failed_on=d.n_failed_on, outputs_match_rate=d.outputs_match_rate,
         off_p50_ms=d.off_p50_ms, off_p99_ms=d.off_p99_ms, on_p50_ms=d.on_p50_ms, on_p99_ms=d.on_p99_ms,
         guards={k: Guard(ok, detail) for k, (ok, detail) in d.guards.items()},
-        reasons=tuple(reasons), look=d.look, margin=policy.margin, ci_level=policy.ci_level, looks=tuple(policy.looks), pairs=tuple(pairs),
+        reasons=tuple(reasons), look=d.look, margin=policy.margin, ci_level=policy.ci_level,
+        looks=tuple(policy.looks), pairs=tuple(pairs),
         per_category=per_category(pairs, policy), early_divergence_rate=early_divergence_rate(pairs, policy),
         early_divergence_low=early_divergence_low(pairs, policy),
     )
