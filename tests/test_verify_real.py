@@ -126,3 +126,27 @@ def test_short_prompts_keep_one_curve(llama_binary: Any, demo_model: Path, tmp_p
         done = [e for e in VerifyStep().run(ctx) if isinstance(e, StepDone)][-1]
     assert isinstance(done.evidence, VerifyEvidence) and done.evidence.points
     assert done.evidence.at_user_depth is None
+
+
+def _verify_on(binary: Any, model: Path, tmp: Path, extra_args: tuple[str, ...] = ()) -> StepDone:
+    budget = dataclasses.replace(QUICK, verify_repeats=1, verify_depth_tokens=96)
+    config = CheckConfig(quick=True, draft_max=3, steps=("verify",), budget_override=budget)
+    with ManagedServer(binary, ServerConfig(model=model, threads=2, label="off", extra_args=extra_args),
+                       tmp) as server:
+        ctx = StepContext(config=config, arms=Arms(off=Arm("off", LlamaCppAdapter(server.base_url)), on=None),
+                          environment=Environment(model=read_model(model)), workload=plan_workload(config),
+                          policy=default_policy())
+        return [e for e in VerifyStep().run(ctx) if isinstance(e, StepDone)][-1]
+
+
+def test_a_sliding_window_model_that_cannot_reuse_its_prefix_fails_with_the_remedy(
+        llama_binary: Any, gemma_model: Path, tmp_path: Path) -> None:
+    # Gemma 3's sliding-window layers make llama-server re-process the whole prompt (cache_n 0), so every
+    # sample is dropped: that is not "done", and the reason names the flag that lets the server reuse it.
+    done = _verify_on(llama_binary, gemma_model, tmp_path / "plain")
+    assert done.status == "failed" and done.reason is not None and "--swa-full" in done.reason
+    assert isinstance(done.evidence, VerifyEvidence) and not done.evidence.points
+    assert done.evidence.rejected_samples == 4  # k = 1..4, one round
+    fixed = _verify_on(llama_binary, gemma_model, tmp_path / "swa-full", ("--swa-full",))
+    assert fixed.status == "done", fixed.reason
+    assert isinstance(fixed.evidence, VerifyEvidence) and [p.k for p in fixed.evidence.points] == [1, 2, 3, 4]

@@ -203,9 +203,9 @@ def _cannot_tune(ctx: StepContext, acc: object, verify: object, base: object) ->
     if not isinstance(acc, AcceptanceEvidence) or not acc.draft_max:
         return "needs the acceptance step at a known draft length"
     if not isinstance(verify, VerifyEvidence) or not verify.points:
-        return "needs the verify-cost curve (step 3)"
+        return "needs the verify-cost curve, which the \"Verify cost\" step did not measure"
     if not isinstance(base, BaselineEvidence) or not base.ms_per_token:
-        return "needs the baseline decode speed (step 1)"
+        return "needs the baseline decode speed, which the \"Baseline\" step did not measure"
     if not run_shapes(acc.per_category, acc.draft_max):
         return ("needs per-position acceptance counters from /metrics (llama.cpp from 2026-07 with --metrics); "
                 "this engine does not report them")

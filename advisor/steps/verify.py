@@ -15,7 +15,7 @@ from collections.abc import Generator, Iterator
 from dataclasses import replace
 from typing import Any
 
-from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.evidence.steps import VerifyCurve, VerifyEvidence, VerifyPoint
 from advisor.evidence.units import VerifyUnit
 from advisor.evidence.warnings import WarningCode
@@ -87,8 +87,23 @@ class VerifyStep:
             warnings.append(warn(self.id, WarningCode.CACHE_MISS,
                                  f"{dropped} samples did not reuse the cached prefix exactly and were dropped"))
         yield from warnings
-        yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence,
-                       elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+        status: StepStatus
+        reason: str | None
+        if ctx.cancelled:
+            status, reason = "aborted", None
+        elif not evidence.points:
+            # Nothing usable is not "done": the tuner and the verify-cost rule would read an empty curve as
+            # measured. A model whose prefix the server will not reuse (sliding-window or recurrent layers force
+            # a full re-processing, so cache_n is 0) drops every sample this way.
+            status = "failed"
+            reason = (f"no usable timing: all {dropped} samples were dropped because the server did not reuse the "
+                      "cached prefix (sliding-window models such as Gemma 3 re-process the whole prompt unless "
+                      "llama-server runs with --swa-full: add `-- --swa-full` to the check); the tuner and the "
+                      "verify-cost rule have no curve to use" if dropped else "no timing was measured")
+        else:
+            status, reason = "done", None
+        yield StepDone(self.id, status, evidence, reason=reason, elapsed_s=time.monotonic() - t0,
+                       warnings=tuple(warnings))
 
 
 def _user_depth(ctx: StepContext, adapter: Any, depth: int) -> int | None:
