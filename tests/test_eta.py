@@ -12,6 +12,7 @@ from advisor.config import CheckConfig
 from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.report.strings import text
 from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_restarts, planned_units
+from advisor.steps.tune_plan import TunePlan, plan_tune, probe_prompt_count
 
 
 class Clock:
@@ -156,3 +157,33 @@ def test_planned_restarts_side_by_side_and_single_resident() -> None:
     # one per sweep level, and one per block of 4 A/B pairs (+ the first)
     assert single["preflight"] == 1 and single["acceptance"] == 2 and single["verify"] == 1
     assert single["batch"] == len(config.budget.batch_levels) and single["ab"] == 20 // 4 + 1
+
+
+def test_the_tuners_probes_are_planned_and_counted_per_unit() -> None:
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"tune": 7, "ab": 10}, {"tune": 3}, load_s=2.0))
+    eta(StepStarted("tune", "Tuner", 1, 2))
+    for i in range(3):  # one probe of three prompts: its Progress counts 1..3 of 3, not the tuner's 7
+        clock.now += 1.0
+        eta(Progress("tune", i + 1, 3))
+    estimate = eta.estimate()
+    assert estimate.planned == 17 and estimate.remaining_s is not None
+    # 4 tuner units at its own 1 s, 3 loads of 2 s not yet seen, then 10 pairs at the overall 1 s
+    assert estimate.remaining_s == pytest.approx(4 * 1.0 + 3 * 2.0 + 10 * 1.0)
+
+
+def test_plan_tune_counts_probes_points_and_the_choice() -> None:
+    from probes.engines.llamacpp.binary import parse_help
+    from tests.test_draft_placement import NEW_HELP
+
+    dialect = parse_help(NEW_HELP)
+    plan = SimpleNamespace(acceptance=[SimpleNamespace(category=c) for c in ("code", "code", "chat", "math")])
+    quick = CheckConfig(quick=True)
+    tuned = plan_tune(quick, plan, dialect, managed=True, k_max=16)  # type: ignore[arg-type]
+    synth = 1 if dialect.has_spec_synth else 0
+    assert (tuned.units, tuned.loads) == (synth + 1, synth + 1)  # the surface point (where listed), the choice
+    assert plan_tune(quick, plan, dialect, managed=False, k_max=16) == TunePlan(0, 0)  # type: ignore[arg-type]
+    assert plan_tune(CheckConfig(quick=True, draft_max=4), plan, dialect, managed=True,  # type: ignore[arg-type]
+                     k_max=4) == TunePlan(0, 0)  # a fixed draft length: no tuner
+    assert probe_prompt_count(plan, 1) == 3 and probe_prompt_count(plan, 3) == 4  # type: ignore[arg-type]

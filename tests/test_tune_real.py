@@ -12,6 +12,7 @@ import pytest
 
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import QUICK, CheckConfig
+from advisor.events import Event, Progress, RunPlanned
 from advisor.run.session import Session
 from advisor.tune.gain import RunShape, steps_at
 from probes.engines.base import SpecCounters
@@ -62,7 +63,8 @@ def _tune_config(tmp_path: Path, **changes: Any) -> CheckConfig:
 
 def test_the_tuner_chooses_restarts_the_on_server_with_the_choice_and_keeps_the_users_options(
         llama_binary: Any, demo_model: Path, tmp_path: Path) -> None:
-    session = Session(_tune_config(tmp_path, server_args=("-b", "256")))
+    events: list[Event] = []
+    session = Session(_tune_config(tmp_path, server_args=("-b", "256")), subscribers=[events.append])
     done = session.run()
     assert done.status == "complete", done.message
     evidence = json.loads((tmp_path / "run" / "evidence.json").read_text())
@@ -107,3 +109,8 @@ def test_the_tuner_chooses_restarts_the_on_server_with_the_choice_and_keeps_the_
     assert ("on", "acceptance") not in phases
     assert evidence["steps"]["acceptance"]["evidence"]["pool"]["fresh"] is True
     assert evidence["steps"]["acceptance"]["evidence"]["pool"]["generation"] < choice_generation
+    # the ETA knew the tuner's work before it started: its units as the step reported them, its model loads
+    (planned,) = [e for e in events if isinstance(e, RunPlanned)]
+    reported = [e for e in events if isinstance(e, Progress) and e.step == "tune" and e.done >= 1]
+    assert planned.units["tune"] == len(reported) > 0
+    assert planned.restarts["tune"] == sum(r["before"].startswith("tune:") for r in evidence["restarts"])

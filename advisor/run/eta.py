@@ -5,7 +5,7 @@ step will measure, known once the workload is drawn and the engines are up (`pla
 `RunPlanned` event). The rate: seconds per unit as measured so far — the running step's own rate once it has
 finished a unit, and the run's overall rate for the steps still to come. So the estimate is honest:
 - nothing is shown before the first unit has finished (there is no rate yet), nor while a step runs whose
-  units are not planned (the tuner, whose probes depend on what it finds);
+  units are not planned; the tuner's probes are planned from the budget and the binary (steps/tune_plan.py);
 - a step that ends early (the A/B stops as soon as the answer is clear) takes its unused units with it, so
   the figure is at most what is left, and falls when that happens;
 - model loads are counted apart: each step's planned restarts and swaps (`planned_restarts`; a single-resident
@@ -24,15 +24,18 @@ from dataclasses import dataclass
 from advisor.config import CheckConfig
 from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.run.plan import WorkloadPlan
+from advisor.steps.tune_plan import TunePlan
 
 
-def planned_units(config: CheckConfig, plan: WorkloadPlan) -> dict[str, int]:
-    """Units per chosen step, counted as the steps report them in `Progress` (the tuner is not planned): a
-    baseline unit is one request, a verify unit one round over every draft length."""
+def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None) -> dict[str, int]:
+    """Units per chosen step, counted as the steps report them in `Progress`: a baseline unit is one request, a
+    verify unit one round over every draft length, the tuner's what `tune` planned (none when not given)."""
     budget = config.budget
     units = {"baseline": len(plan.baseline) * budget.baseline_repeats,
              "acceptance": len(plan.acceptance) + budget.canary_repeats,
              "verify": budget.verify_repeats, "batch": len(budget.batch_levels), "ab": len(plan.ab)}
+    if tune is not None:
+        units["tune"] = tune.units
     return {step: units[step] for step in config.steps if step in units}
 
 
@@ -42,9 +45,10 @@ def _pair_loads(pairs: int, single: bool, block_pairs: int) -> int:
     return math.ceil(pairs / max(block_pairs, 1)) + 1 if single else 1
 
 
-def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, block_pairs: int) -> dict[str, int]:
-    """Model loads each chosen step will cause in a managed check (the tuner's are not planned: they depend on
-    what it finds). Side by side: the fresh ON servers of the acceptance step's canary, the sweep and the A/B
+def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, block_pairs: int,
+                     tune: TunePlan | None = None) -> dict[str, int]:
+    """Model loads each chosen step will cause in a managed check (the tuner's from `tune`: one per probe, point
+    and the choice). Side by side: the fresh ON servers of the acceptance step's canary, the sweep and the A/B
     (the acceptance step takes the server the session started; the sweep or A/B may take the tuner's choice).
     Single-resident adds a swap whenever the other arm is needed: preflight visits both arms, the verify step
     needs OFF after the ON steps, the sweep swaps once per level, the A/B once per block of pairs."""
@@ -58,7 +62,8 @@ def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, b
            "acceptance": 2 if single else 1,
            "verify": 1 if single else 0,
            "batch": len(budget.batch_levels) if single else 1,
-           "ab": _pair_loads(pairs, single, block_pairs) + vs_loads}
+           "ab": _pair_loads(pairs, single, block_pairs) + vs_loads,
+           "tune": tune.loads if tune is not None else 0}
     return {step: n for step, n in out.items() if step == "preflight" or step in steps}
 
 
@@ -110,9 +115,11 @@ class EtaTracker:
         elif isinstance(event, Progress) and event.done >= 1 and event.step in self.planned:
             # One Progress with done ≥ 1 per finished unit (warm-ups report done = 0).
             self.done[event.step] = self.done.get(event.step, 0) + 1
-            if event.step != "acceptance":  # the step's own count is the final word (acceptance shares its
-                # Progress with the canary, whose count differs)
+            if event.step not in ("acceptance", "tune"):  # the step's own count is the final word (acceptance
+                # shares its Progress with the canary, the tuner counts each probe apart)
                 self.planned[event.step] = max(event.total, self.done[event.step])
+            else:
+                self.planned[event.step] = max(self.planned[event.step], self.done[event.step])
             took = max(now - self._last_unit_at - self._pending_load_s, 0.0)
             self.unit_seconds += took
             self.step_unit_seconds += took

@@ -40,6 +40,7 @@ from advisor.run.plan import WorkloadPlan, plan_workload
 from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
 from advisor.steps.base import Step, StepContext
 from advisor.steps.registry import steps_for
+from advisor.steps.tune_plan import plan_tune
 from advisor.tune.summary import tuner_summary
 from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler
@@ -226,13 +227,15 @@ class Session:
     def _planned(self, arms: Arms, plan: WorkloadPlan) -> RunPlanned:
         """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds;
         from here on every restart is sent as it happens."""
-        units = planned_units(self.config, plan)
-        if not any(a is not None and a.managed for a in (arms.off, arms.on)):
+        managed = any(a is not None and a.managed for a in (arms.off, arms.on))
+        tune = plan_tune(self.config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap())
+        units = planned_units(self.config, plan, tune)
+        if not managed:
             return RunPlanned(units)
         arms.listener = lambda r: self.emit(ServerRestarted(r.before, r.seconds))
         loads = [s.load_s for s in arms.spans]
         restarts = planned_restarts(self.config, plan, single=arms.single,
-                                    block_pairs=self.policy.arms.single_block_pairs)
+                                    block_pairs=self.policy.arms.single_block_pairs, tune=tune)
         return RunPlanned(units, restarts, sum(loads) / len(loads) if loads else None)
 
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:

@@ -1,0 +1,50 @@
+"""What the tuner will measure, known before it starts: the units and model loads the ETA counts for it.
+
+Every probe the tuner runs is fixed by the budget, the binary's flag dialect and the prompt plan, not by what it
+finds: another method at the longest draft (one request per probe prompt), each knob variant of the measured
+method (likewise), each synthetic-acceptance point at or below the longest draft (one unit), the draft model's
+own speed (one unit), and the choice handed to the next step (one unit). Each probe, point and the choice is a
+fresh ON server, so a model load.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from advisor import methods
+from advisor.config import CheckConfig
+from advisor.run.plan import WorkloadPlan
+from advisor.tune.variants import variants
+from probes.engines.llamacpp.binary import FlagDialect
+
+
+@dataclass(frozen=True, slots=True)
+class TunePlan:
+    """Units (as the step reports them in Progress) and model loads of one tuner run."""
+
+    units: int
+    loads: int
+
+
+def probe_prompt_count(plan: WorkloadPlan, per_category: int) -> int:
+    """How many prompts a probe decodes: the first `per_category` acceptance prompts of each category."""
+    return sum(min(n, per_category) for n in Counter(p.category for p in plan.acceptance).values())
+
+
+def plan_tune(config: CheckConfig, plan: WorkloadPlan, dialect: FlagDialect | None, *, managed: bool,
+              k_max: int | None) -> TunePlan:
+    """The tuner's work on these arms. Attached servers cannot be restarted, so the tuner only computes there."""
+    if not config.tuning or not managed:
+        return TunePlan(0, 0)
+    budget = config.budget
+    primary = "draft-simple" if config.draft_model is not None else config.spec_type
+    listed = dialect.spec_types if dialect is not None else ()
+    others = [m for m in budget.tune_methods if m != primary and (not listed or m in listed)]
+    knobs = variants(primary, config.draft_model is not None, dialect, budget)
+    per_probe = probe_prompt_count(plan, budget.tune_probe_per_category)
+    has_synth = dialect is not None and dialect.has_spec_synth
+    points = [k for k, _ in budget.surface_points if has_synth and (k_max is None or k <= k_max)]
+    draft_speed = 1 if config.draft_model is not None and methods.family(primary) != "ngram" else 0
+    probes = len(others) + len(knobs)
+    return TunePlan(units=draft_speed + probes * per_probe + len(points) + 1, loads=probes + len(points) + 1)
