@@ -1,1 +1,1 @@
-"""Running a check: the session, its two arms (managed or attached servers), environment, plan, recorder."""
+"""Running a check: the session, its environment, the prompt plan, the recorder, the ETA and fault handling."""
