@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from advisor import methods
+from advisor.decide.blocking import Blocking, blocking
 from advisor.decide.evaluate import Check, Walk, walk
 from advisor.decide.invariants import blockers, invariant_checks
 from advisor.decide.policy import Policy, default_policy
@@ -50,6 +51,8 @@ class Verdict:
     warnings_zh: tuple[str, ...] = ()
     caveats_zh: tuple[str, ...] = ()
     alternatives_zh: tuple[str, ...] = ()
+    # every reason the verdict is withheld, in the tree's order, each with a remedy (advisor/decide/blocking.py)
+    blocking: tuple[Blocking, ...] = ()
 
     def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
         """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
@@ -150,7 +153,8 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         path=tuple(result.path), caveats=tuple(en for en, _ in caveats),
         measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
         because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
-        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead))
+        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead),
+        blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else ())
 
 
 def _failed(exc: Exception) -> Verdict:
@@ -197,4 +201,5 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "warnings_zh": list(v.warnings_zh),
         "caveats_zh": list(v.caveats_zh),
         "alternatives_zh": list(v.alternatives_zh),
+        "blocking": [dataclasses.asdict(b) for b in v.blocking],
     }
