@@ -23,7 +23,8 @@ from tests.report_sample import sample_run
 
 # The run: 1.53× [1.47, 1.59] over 60 pairs, whose facts fail three guards at once.
 _NONE = Unavailable("no-device")
-THREE_GUARDS = "measurement-validity/noisy", "measurement-validity/outputs-differ", "measurement-validity/ab-guard-failed"
+THREE_GUARDS = ("measurement-validity/noisy", "measurement-validity/outputs-differ",
+                "measurement-validity/ab-guard-failed")
 
 
 @pytest.fixture(autouse=True)

@@ -115,6 +115,6 @@ def blocking(rules: RuleSet, facts: Mapping[str, object], collected: Walk | None
         cited.add(inv.check.fact)
         code = f"{INVARIANTS}/{inv.check.fact}"
         remedy, remedy_zh = _coded(rules, code, facts)
-        items.append(Blocking(code, f"ENABLE withheld: {inv.text}.", remedy, f"暂不建议开启：{inv.text_zh or inv.text}。",
-                              remedy_zh))
+        zh = f"暂不建议开启：{inv.text_zh or inv.text}。"
+        items.append(Blocking(code, f"ENABLE withheld: {inv.text}.", remedy, zh, remedy_zh))
     return tuple(items)

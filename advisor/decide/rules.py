@@ -275,8 +275,9 @@ def parse_remedies(where: str, raw: object, thresholds: Mapping[str, object]) ->
         here = f"{where} remedy {i + 1}"
         when = entry.get("when") or {}
         is_default = entry.get("default") is True
-        if not isinstance(when, dict) or is_default == bool(when) or (when and (
-                len(when) != 1 or not set(when) <= {"all", "any"} or not all(isinstance(v, list) for v in when.values()))):
+        shaped = isinstance(when, dict) and len(when) <= 1 and set(when) <= {"all", "any"} and all(
+            isinstance(v, list) for v in when.values())
+        if not shaped or is_default == bool(when):
             raise _fail(here, "a remedy needs exactly one of `default = true`, `when.all` or `when.any`")
         text = entry.get("text")
         if not isinstance(text, str) or not text:

@@ -132,7 +132,8 @@ def _rule_lines(rules: RuleSet, rule: RuleFile, md: bool, lang: str = "en") -> I
                 if zh:  # the README shows both, so a translator sees each pair side by side
                     yield f"{sub}zh: {zh}"
         for r in b.remedies:
-            when = "" if r.mode == "default" else f" ({_when(Branch('', r.mode, r.conditions, None, None, '', '', 'ignore'), lang)})"
+            as_branch = Branch("", r.mode, r.conditions, None, None, "", "", "ignore")
+            when = "" if r.mode == "default" else f" ({_when(as_branch, lang)})"
             label = _w("remedy", lang)
             if lang == "zh":
                 yield f"{sub}{label}{when}: {r.text_zh or r.text}"
