@@ -148,3 +148,47 @@ def test_a_remedy_without_text_is_a_rule_error(tmp_path: Path) -> None:
                                               encoding="utf-8")
     with pytest.raises(RuleError, match="needs a `text`"):
         load_rules(tmp_path, overrides=False)
+
+
+def _verdict_of(run: Evidence) -> dict[str, object]:
+    from advisor.decide.verdict import verdict_to_json
+    from advisor.facts.from_evidence import facts_from_evidence
+
+    return verdict_to_json(decide(facts_from_evidence(run)))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_cli_decide_prints_every_reason_with_its_remedy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], lang: str) -> None:
+    run = _failing_run(gpu=False)
+    assert main(["decide", str(_saved(tmp_path, run)), "--lang", lang]) == 0
+    out = capsys.readouterr().out
+    for item in _verdict_of(run)["blocking"]:  # type: ignore[attr-defined]
+        assert item[f"reason{'_zh' if lang == 'zh' else ''}"] in out
+        assert item[f"remedy{'_zh' if lang == 'zh' else ''}"] in out
+    assert ("暂无定论的原因（共 3 条）" if lang == "zh" else "What stands in the way (3)") in out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_check_summary_and_reports_show_them_all(lang: str) -> None:
+    import io
+
+    from advisor.cli.summary import print_summary
+    from advisor.events import SessionDone
+    from advisor.facts.from_evidence import facts_from_evidence
+    from advisor.report.model import build_report
+    from advisor.report.render_html import e, render_html
+    from advisor.report.render_markdown import md_text, render_markdown
+
+    run = _failing_run(gpu=False)
+    verdict = _verdict_of(run)
+    out = io.StringIO()
+    print_summary(run, SessionDone("complete", "/tmp/run", verdict), out, lang)
+    report = build_report(run, facts_from_evidence(run), verdict)
+    html, markdown = render_html(report, lang), render_markdown(report, lang)
+    suffix = "_zh" if lang == "zh" else ""
+    for item in verdict["blocking"]:  # type: ignore[attr-defined]
+        remedy = item["remedy" + suffix]
+        assert remedy in out.getvalue() and md_text(remedy) in markdown
+        assert e(remedy) in html  # escaped like every text of the report
+    assert out.getvalue().count("→") >= 3

@@ -9,6 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from advisor.report.blocking_text import blocking_items, other_because
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.strings import text, typical_line, verdict_lines
 from ui import theme
@@ -58,6 +59,7 @@ class VerdictView(QScrollArea):
         self.notes.setObjectName("demo")
         self.notes.setWordWrap(True)
         self.because = Section("verdict.because")
+        self.blocking = Section("verdict.blocking")  # every withholding reason with what to do about it
         self.warnings = Section("verdict.warnings")
         self.alternatives = Section("verdict.alternatives")
         self.missing = Section("verdict.missing")
@@ -91,6 +93,7 @@ class VerdictView(QScrollArea):
         row.addLayout(words, 1)
         left = QVBoxLayout()
         left.addWidget(self.because)
+        left.addWidget(self.blocking)
         left.addWidget(self.tasks)
         for section in (self.warnings, self.caveats, self.alternatives, self.missing, self.model):
             left.addWidget(section)
@@ -149,7 +152,9 @@ class VerdictView(QScrollArea):
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
         lang = language()
-        because = verdict_lines(verdict, "because", lang)
+        because = other_because(verdict, lang)
+        self.blocking.set_items([f"{i}. {reason}\n{text(lang, 'blocking.remedy', remedy=remedy)}"
+                                 for i, (reason, remedy) in enumerate(blocking_items(verdict, lang), 1)], glyph="✗")
         measured = verdict.get("measured_with")
         if measured:
             because = [*because, tr("verdict.measured_with", settings=measured)]
@@ -166,7 +171,8 @@ class VerdictView(QScrollArea):
 
     def retranslate(self) -> None:
         """Re-read every label in the current language."""
-        for section in (self.because, self.warnings, self.caveats, self.alternatives, self.missing, self.model):
+        for section in (self.because, self.blocking, self.warnings, self.caveats, self.alternatives, self.missing,
+                        self.model):
             section.retranslate()
         self.tasks.retranslate()
         self.flags.retranslate()

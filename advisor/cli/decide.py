@@ -12,6 +12,7 @@ from advisor.decide.verdict import Verdict, decide, verdict_to_json
 from advisor.deploy.base import FORMATS
 from advisor.errors import UserError
 from advisor.facts.checks import load_facts_file
+from advisor.report.blocking_text import blocking_lines, other_because
 from advisor.report.strings import text
 from advisor.userfile import read_user_file
 
@@ -59,8 +60,11 @@ def _print_text(v: Verdict, lang: str) -> None:
         print(text(lang, "decide.measured_with", settings=v.measured_with))
     print(text(lang, "decide.predicted", speedup=speed) + prior)
     label = {k: text(lang, f"decide.{k}") for k in ("because", "step", "note", "caveat", "instead", "warning")}
-    for line in v.texts("because", lang):
+    shown = verdict_to_json(v)
+    for line in other_because(shown, lang):
         print(f"  {label['because']}: {line}")
+    for line in blocking_lines(shown, lang):
+        print(line)
     if v.flags is not None:
         if v.flags.argv:
             print(text(lang, "decide.flags", engine=v.flags.engine, command=v.flags.command))
@@ -111,8 +115,11 @@ def run(args: argparse.Namespace) -> int:
         # stdout carries only the deployable text so it can be redirected into a file
         print(text(language, "cli.verdict", word=verdict.verdict, words=text(language, f"verdict.{verdict.verdict}")),
               file=sys.stderr)
-        for line in verdict.texts("because", language):
+        shown = verdict_to_json(verdict)
+        for line in other_because(shown, language):
             print(f"  {text(language, 'decide.because')}: {line}", file=sys.stderr)
+        for line in blocking_lines(shown, language):
+            print(line, file=sys.stderr)
         sys.stdout.write(deploy)
     else:
         _print_text(verdict, language)

@@ -8,6 +8,7 @@ from typing import TextIO
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.report.arms_text import arms_sentence
+from advisor.report.blocking_text import blocking_lines, other_because
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.results import localized, results_table
 from advisor.report.sections import by_task, headline, tuner_section
@@ -110,8 +111,10 @@ def _verdict(done: SessionDone, measured: float | None, lang: str, out: TextIO) 
             out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
         else:
             out.write("  " + text(lang, "cli.predicted", speedup=f"{predicted:.2f}×") + "\n")
-    for line in verdict_lines(verdict, "because", lang):
+    for line in other_because(verdict, lang):
         out.write(f"  - {line}\n")
+    for line in blocking_lines(verdict, lang):
+        out.write(line + "\n")
     for line in verdict_lines(verdict, "warnings", lang):
         out.write(f"  ! {line}\n")
     for line in verdict_lines(verdict, "caveats", lang):

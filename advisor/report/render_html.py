@@ -12,6 +12,10 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
+from advisor.report.blocking_text import (
+    blocking_items,
+    other_because,
+)
 from advisor.report.html_style import CSS
 from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
@@ -94,8 +98,12 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
     if cutoff := concurrency_line(report["facts"], lang):
         cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')
-    if because := verdict_lines(v, "because", lang):
+    if because := other_because(v, lang):
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(because)}</div>')
+    if blocking := blocking_items(v, lang):
+        rows = "".join(f'<li>{e(reason)}<div class="muted">{e(text(lang, "blocking.remedy", remedy=remedy))}</div></li>'
+                       for reason, remedy in blocking)
+        cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.blocking"))}</h3><ol>{rows}</ol></div>')
     if warnings := verdict_lines(v, "warnings", lang):
         cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.warnings"))}</h3>'
                      f'{_list(warnings)}</div>')

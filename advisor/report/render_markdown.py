@@ -6,6 +6,10 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from advisor.report.blocking_text import (
+    blocking_items,
+    other_because,
+)
 from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.results import localized
@@ -109,8 +113,15 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
     if not flags:
         out += [text(lang, "flags.none"), ""]
-    for key in ("because", "warnings", "caveats", "alternatives"):
-        items = verdict_lines(v, key, lang)
+    for key in ("because", "blocking", "warnings", "caveats", "alternatives"):
+        if key == "blocking":
+            if blocking := blocking_items(v, lang):
+                out += [f"### {text(lang, 'section.blocking')}", ""]
+                for i, (reason, remedy) in enumerate(blocking, 1):
+                    out += [f"{i}. {md_text(reason)}", f"   {md_text(text(lang, 'blocking.remedy', remedy=remedy))}"]
+                out += [""]
+            continue
+        items = other_because(v, lang) if key == "because" else verdict_lines(v, key, lang)
         if items:
             mark = "⚠ " if key == "warnings" else ""
             out += [f"### {text(lang, 'section.' + key)}", "", *(f"- {mark}{md_text(i)}" for i in items), ""]

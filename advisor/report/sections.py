@@ -186,7 +186,15 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             # the same lists in Chinese, index for index (advisor.report.strings.verdict_lines picks them)
             **{f"{k}_zh": _strings(verdict.get(f"{k}_zh")) for k in ("because", "warnings", "caveats", "alternatives")
                if verdict.get(f"{k}_zh") is not None},
-            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None}
+            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
+            "blocking": _blocking(verdict.get("blocking"))}
+
+
+def _blocking(value: object) -> list[dict[str, str]]:
+    """advisor/decide/blocking.py's list, each item with its five texts as strings ('' where absent)."""
+    keys = ("code", "reason", "remedy", "reason_zh", "remedy_zh")
+    items = value if isinstance(value, list | tuple) else []
+    return [{k: str(item.get(k) or "") for k in keys} for item in items if isinstance(item, Mapping)]
 
 
 def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,17 @@
+"""Strings of the verdict's own parts shared by the CLI, the report and the window: the withholding reasons
+with their remedies, the settings to try when nothing is confirmed (same keys and placeholders in both
+languages, tested); merged into the report tables, so `advisor.report.strings.text` finds them."""
+
+from __future__ import annotations
+
+EN: dict[str, str] = {
+    "blocking.title": "What stands in the way ({n}), in the order to fix them:",
+    "blocking.remedy": "→ what to do: {remedy}",
+    "section.blocking": "What stands in the way, in the order to fix them",
+}
+
+ZH: dict[str, str] = {
+    "blocking.title": "暂无定论的原因（共 {n} 条），按处理顺序：",
+    "blocking.remedy": "→ 怎么做：{remedy}",
+    "section.blocking": "暂无定论的原因，按处理顺序",
+}
