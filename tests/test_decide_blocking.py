@@ -192,3 +192,8 @@ def test_check_summary_and_reports_show_them_all(lang: str) -> None:
         assert remedy in out.getvalue() and md_text(remedy) in markdown
         assert e(remedy) in html  # escaped like every text of the report
     assert out.getvalue().count("→") >= 3
+    # nothing confirmed, so the measured settings are offered to try, labelled so (issue 27 item 3)
+    tried = verdict["try_flags"]["command"]  # type: ignore[index]
+    label = "已测量、未确认——可以试试" if lang == "zh" else "Measured, not confirmed — try"
+    assert "--spec-type ngram-mod" in tried and tried in out.getvalue() and label in out.getvalue()
+    assert label in markdown and label in html and e(tried) in html

@@ -166,7 +166,9 @@ class VerdictView(QScrollArea):
         self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), lang))
         self.results.set_results(self.report.get("results"))
         self.tasks.set_task(self.report.get("by_task") or {})
-        self.flags.set_flags(list(verdict.get("flags") or []))
+        confirmed = list(verdict.get("flags") or [])
+        to_try = list(verdict.get("try_flags") or []) if not confirmed else []  # INCONCLUSIVE: measured settings
+        self.flags.set_flags(confirmed or to_try, tentative=bool(to_try))
         self.trace.set_trace(list(verdict.get("trace") or []))
 
     def retranslate(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from advisor import jsonout, lang
@@ -72,6 +73,13 @@ def _print_text(v: Verdict, lang: str) -> None:
             print(f"  {label['step']}: {step}")
         for note in v.flags.notes:
             print(f"  {label['note']}: {note}")
+    if v.try_flags is not None:
+        if v.try_flags.argv:
+            print(text(lang, "try.flags", engine=v.try_flags.engine, command=v.try_flags.command))
+        for step in v.try_flags.steps:
+            print(f"  {label['step']}: {step}")
+        for note in v.try_flags.notes:
+            print(f"  {label['note']}: {note}")
     for caveat in v.texts("caveats", lang):
         print(f"  {label['caveat']}: {caveat}")
     for alt in v.texts("alternatives", lang):
@@ -105,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     verdict = decide(facts, rules_dir=args.rules)
     language = lang.resolve(args.lang)
     fmt = args.format_flags
-    deploy = _deploy(args, verdict) if fmt != "plain" or args.manifest is not None else None
+    deploy = _deploy(args, verdict, facts) if fmt != "plain" or args.manifest is not None else None
     if args.json:
         data = verdict_to_json(verdict)
         if deploy is not None:
@@ -126,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_CODES[verdict.verdict] if args.exit_code else 0
 
 
-def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
+def _deploy(args: argparse.Namespace, verdict: Verdict, facts: Mapping[str, object]) -> str:
     from advisor.deploy.render import render_deploy  # YAML and five renderers: only when a form is asked for
     from advisor.deploy.yaml_load import MAX_CHARS
 
@@ -140,5 +148,9 @@ def _deploy(args: argparse.Namespace, verdict: Verdict) -> str:
             raise UserError(f"cannot read manifest {args.manifest}: {exc.strerror or exc}") from None
         except UnicodeDecodeError as exc:
             raise UserError(f"cannot read manifest {args.manifest}: not UTF-8 ({exc.reason})") from None
-    return render_deploy(verdict.flags, args.format_flags, manifest_text=manifest, model_path=args.model_path,
-                         host=args.host, port=args.port, verdict=verdict.verdict)
+    count = facts.get("gpu.count")
+    gpu = count >= 1 if isinstance(count, int) and not isinstance(count, bool) else None
+    tentative = verdict.flags is None and verdict.try_flags is not None  # INCONCLUSIVE: the settings to try
+    return render_deploy(verdict.try_flags if tentative else verdict.flags, args.format_flags,
+                         manifest_text=manifest, model_path=args.model_path, host=args.host, port=args.port,
+                         verdict=verdict.verdict, tentative=tentative, gpu=gpu)

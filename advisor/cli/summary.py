@@ -122,6 +122,9 @@ def _verdict(done: SessionDone, measured: float | None, lang: str, out: TextIO) 
     flags = verdict.get("flags")
     if isinstance(flags, Mapping) and flags.get("command"):
         out.write("  " + text(lang, "cli.flags", command=flags["command"]) + "\n")
+    tried = verdict.get("try_flags")
+    if isinstance(tried, Mapping) and tried.get("command"):
+        out.write("  " + text(lang, "try.flags", engine=tried.get("engine") or "", command=tried["command"]) + "\n")
     if done.message:
         out.write(f"\n{done.message}\n")
     if done.run_dir:

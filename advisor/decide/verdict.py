@@ -16,7 +16,7 @@ from typing import Literal
 from advisor import methods
 from advisor.decide.blocking import Blocking, blocking
 from advisor.decide.evaluate import Check, Walk, walk
-from advisor.decide.invariants import blockers, invariant_checks
+from advisor.decide.invariants import BREAK_EVEN, blockers, invariant_checks
 from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
@@ -53,6 +53,9 @@ class Verdict:
     alternatives_zh: tuple[str, ...] = ()
     # every reason the verdict is withheld, in the tree's order, each with a remedy (advisor/decide/blocking.py)
     blocking: tuple[Blocking, ...] = ()
+    # INCONCLUSIVE with settings that measured faster: the flags to try, "measured, not confirmed" (`flags` stays
+    # None: only an ENABLE confirms them)
+    try_flags: Recommendation | None = None
 
     def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
         """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
@@ -154,7 +157,22 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
         because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
         caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead),
-        blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else ())
+        blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else (),
+        try_flags=_settings_to_try(verdict, facts, pred))
+
+
+def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None) -> Recommendation | None:
+    """The measured settings to try when nothing is confirmed: where the run measured them (spec.argv, or an
+    A/B) and they came out faster, by the A/B when there is one, else by the prediction."""
+    if verdict != "INCONCLUSIVE":
+        return None
+    measured = facts.get("ab.speedup")
+    if isinstance(measured, int | float) and not isinstance(measured, bool):
+        faster = measured > BREAK_EVEN
+    else:
+        faster = bool(facts.get("spec.argv")) and (pred is None or pred.speedup > BREAK_EVEN)
+    rec = recommend(facts) if faster else None
+    return rec if rec is not None and (rec.argv or rec.steps) else None
 
 
 def _failed(exc: Exception) -> Verdict:
@@ -177,12 +195,16 @@ def decide(facts: Mapping[str, object], *, rules_dir: Path | None = None, rules:
         return _failed(exc)
 
 
+def _flags_json(rec: Recommendation | None) -> dict[str, object] | None:
+    if rec is None:
+        return None
+    return {"engine": rec.engine, "argv": list(rec.argv), "command": rec.command, "steps": list(rec.steps),
+            "notes": list(rec.notes)}
+
+
 def verdict_to_json(v: Verdict) -> dict[str, object]:
     """DESIGN §6 keys (verdict, predicted_speedup, because, flags, trace, missing_facts) plus extras."""
-    flags = None
-    if v.flags is not None:
-        flags = {"engine": v.flags.engine, "argv": list(v.flags.argv), "command": v.flags.command,
-                 "steps": list(v.flags.steps), "notes": list(v.flags.notes)}
+    flags = _flags_json(v.flags)
     return {
         "verdict": v.verdict,
         "predicted_speedup": v.predicted_speedup,
@@ -202,4 +224,5 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "caveats_zh": list(v.caveats_zh),
         "alternatives_zh": list(v.alternatives_zh),
         "blocking": [dataclasses.asdict(b) for b in v.blocking],
+        "try_flags": _flags_json(v.try_flags),
     }

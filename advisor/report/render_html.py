@@ -92,7 +92,11 @@ def _flags(flags: list[dict[str, str]], lang: str) -> str:
 
 def _decision(report: Mapping[str, Any], lang: str) -> str:
     v = report["verdict"]
-    cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
+    if not v["flags"] and v.get("try_flags"):  # nothing confirmed: the measured settings, to try
+        cards = [f'<div class="card wide"><h3>{e(text(lang, "try.label"))}</h3>{_flags(v["try_flags"], lang)}'
+                 f'<p class="muted">{e(text(lang, "try.why"))}</p></div>']
+    else:
+        cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
     if v.get("measured_with"):
         measured = text(lang, "verdict.measured_with", settings=v["measured_with"])
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')

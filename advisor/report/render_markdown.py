@@ -102,8 +102,12 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [md_text(text(lang, "verdict.measured_with", settings=v["measured_with"])), ""]
     if cutoff := concurrency_line(report["facts"], lang):
         out += [md_text(cutoff), ""]
-    out += [f"### {text(lang, 'section.flags')}", ""]
     flags = v["flags"]
+    tentative = not flags and bool(v.get("try_flags"))  # nothing confirmed: the measured settings, to try
+    out += [f"### {text(lang, 'try.label' if tentative else 'section.flags')}", ""]
+    if tentative:
+        flags = v["try_flags"]
+        out += [md_text(text(lang, "try.why")), ""]
     for f in flags:
         lines = ["# " + " — ".join(p for p in (f["engine"], f["label"]) if p)] if f["engine"] or f["label"] else []
         if f["command"]:

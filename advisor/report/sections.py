@@ -187,7 +187,9 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             **{f"{k}_zh": _strings(verdict.get(f"{k}_zh")) for k in ("because", "warnings", "caveats", "alternatives")
                if verdict.get(f"{k}_zh") is not None},
             "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
-            "blocking": _blocking(verdict.get("blocking"))}
+            "blocking": _blocking(verdict.get("blocking")),
+            # an INCONCLUSIVE verdict's measured settings, to try (advisor/decide/verdict.py try_flags)
+            "try_flags": _flags(verdict.get("try_flags"))}
 
 
 def _blocking(value: object) -> list[dict[str, str]]:

@@ -123,6 +123,10 @@ def test_verdict_view_lists_every_withholding_reason(window, tmp_path: Path) -> 
     assert len(shown) == 3 and view.blocking.isVisibleTo(view)
     for line, item in zip(shown, verdict["blocking"], strict=True):
         assert item["reason"] in line and item["remedy"] in line
+    # nothing confirmed: the measured settings to try, copyable, under that label
+    assert view.flags.title.text() == "Measured, not confirmed — try" and view.flags.copy.isEnabled()
+    assert view.flags.command == verdict["try_flags"]["command"]
     window.set_language("zh")
     assert verdict["blocking"][0]["remedy_zh"] in view.blocking.labels[0].text()
+    assert view.flags.title.text() == "已测量、未确认——可以试试"
     window.set_language("en")
