@@ -9,7 +9,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from advisor.report.blocking_text import blocking_items, other_because
+from advisor.report.blocking_text import assumptions_line, blocking_items, other_because
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.strings import text, typical_line, verdict_lines
 from ui import theme
@@ -159,7 +159,8 @@ class VerdictView(QScrollArea):
         if measured:
             because = [*because, tr("verdict.measured_with", settings=measured)]
         self.because.set_items(because)  # once: labels replaced twice linger until the event loop deletes them
-        self.warnings.set_items(verdict_lines(verdict, "warnings", lang), glyph="⚠")
+        assumed = assumptions_line(verdict, lang)
+        self.warnings.set_items([*verdict_lines(verdict, "warnings", lang), *([assumed] if assumed else [])], glyph="⚠")
         self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")

@@ -28,8 +28,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     source.add_argument("evidence", nargs="?", type=Path, metavar="RUN_DIR|EVIDENCE.json",
                         help="a run folder holding evidence.json, or the file itself")
     source.add_argument("--facts", type=Path, metavar="FILE.json",
-                        help="a flat JSON object of facts (any subset of the documented names)")
+                        help="a flat JSON object of facts (any subset of the names --list-facts prints)")
+    source.add_argument("--list-facts", action="store_true",
+                        help="print every fact name with its type, unit and meaning (docs/facts.md), then exit")
     parser.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    parser.add_argument("--trace", action="store_true",
+                        help="print every check of the rule walk (by default only the ones that decided)")
+    parser.add_argument("--markdown", action="store_true", help="with --list-facts: the table as Markdown")
     parser.add_argument("--rules", type=Path, metavar="DIR", help="use this rules folder instead of the built-in")
     parser.add_argument("--exit-code", action="store_true",
                         help="exit with the verdict: 0 ENABLE, 10 SKIP, 20 INCONCLUSIVE (2 stays a usage error)")
@@ -53,7 +58,7 @@ def _read_evidence(path: Path) -> dict[str, object]:
     return facts_from_evidence(load_evidence(path))
 
 
-def _print_text(v: Verdict, lang: str) -> None:
+def _print_text(v: Verdict, lang: str, *, full_trace: bool = False) -> None:
     speed = f"{v.predicted_speedup:.2f}×" if v.predicted_speedup is not None else text(lang, "decide.na")
     prior = text(lang, "cli.uses_priors") if v.prediction_is_prior else ""
     print(text(lang, "cli.verdict", word=v.verdict, words=text(lang, f"verdict.{v.verdict}")))
@@ -86,11 +91,18 @@ def _print_text(v: Verdict, lang: str) -> None:
         print(f"  {label['instead']}: {alt}")
     for w in v.texts("warnings", lang):
         print(f"  {label['warning']}: {w}")
+    if v.assumptions:
+        print(text(lang, "assumptions.line", items="; ".join(v.assumptions)))
     if v.missing_facts:
         print(text(lang, "decide.missing", facts=", ".join(v.missing_facts)))
-    print(text(lang, "decide.trace"))
+    # by default the checks that decided (a walk over a sparse facts file has dozens of unknowns)
+    rows = v.trace if full_trace else [c for c in v.trace if c.outcome == "reason"]
+    if full_trace:
+        print(text(lang, "decide.trace"))
+    else:
+        print(text(lang, "trace.short", path=" → ".join(v.path) or "—", shown=len(rows), total=len(v.trace)))
     actual = text(lang, "decide.actual")
-    for c in v.trace:
+    for c in rows:
         expected = "" if c.op in UNARY_OPS else f" {c.expected!r}"
         print(f"  [{trace_word(c.outcome, c.leads_to, lang):24}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} "
               f"({actual} {c.actual!r})")
@@ -109,9 +121,13 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--port must be from 1 to {MAX_PORT}, not {args.port}")
     if args.host is not None and (not args.host or any(c.isspace() or not c.isprintable() for c in args.host)):
         raise UserError(f"--host must be an address without spaces or control characters, not {args.host!r}")
+    language = lang.resolve(args.lang)
+    if args.markdown and not args.list_facts:
+        raise UserError("--markdown goes with --list-facts")
+    if args.list_facts:
+        return _list_facts(args, language)
     facts = load_facts_file(args.facts) if args.facts is not None else _read_evidence(args.evidence)
     verdict = decide(facts, rules_dir=args.rules)
-    language = lang.resolve(args.lang)
     fmt = args.format_flags
     deploy = _deploy(args, verdict, facts) if fmt != "plain" or args.manifest is not None else None
     if args.json:
@@ -130,8 +146,18 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         sys.stdout.write(deploy)
     else:
-        _print_text(verdict, language)
+        _print_text(verdict, language, full_trace=args.trace)
     return EXIT_CODES[verdict.verdict] if args.exit_code else 0
+
+
+def _list_facts(args: argparse.Namespace, language: str) -> int:
+    from advisor.facts.listing import list_json, list_markdown, list_text
+
+    if args.json:
+        jsonout.dump({"facts": list_json()}, sys.stdout)
+    else:
+        sys.stdout.write(list_markdown() if args.markdown else list_text(language))
+    return 0
 
 
 def _deploy(args: argparse.Namespace, verdict: Verdict, facts: Mapping[str, object]) -> str:

@@ -8,7 +8,7 @@ from typing import TextIO
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.report.arms_text import arms_sentence
-from advisor.report.blocking_text import blocking_lines, other_because
+from advisor.report.blocking_text import assumptions_line, blocking_lines, other_because
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.results import localized, results_table
 from advisor.report.sections import by_task, headline, tuner_section
@@ -117,6 +117,8 @@ def _verdict(done: SessionDone, measured: float | None, lang: str, out: TextIO) 
         out.write(line + "\n")
     for line in verdict_lines(verdict, "warnings", lang):
         out.write(f"  ! {line}\n")
+    if assumed := assumptions_line(verdict, lang):
+        out.write(f"  ~ {assumed}\n")
     for line in verdict_lines(verdict, "caveats", lang):
         out.write(f"  ? {line}\n")
     flags = verdict.get("flags")

@@ -56,6 +56,8 @@ class Verdict:
     # INCONCLUSIVE with settings that measured faster: the flags to try, "measured, not confirmed" (`flags` stays
     # None: only an ENABLE confirms them)
     try_flags: Recommendation | None = None
+    # what the prediction assumed for facts not given (the perf model's named priors), one item each
+    assumptions: tuple[str, ...] = ()
 
     def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
         """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
@@ -139,10 +141,6 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
                              "look for a draft on the CPU, an engine regression or per-step overheads.",
                              f"性能模型预测 {pred.speedup:.2f}×，但 A/B 实测为 {measured:.2f}×；"
                              "请检查草稿是否跑在 CPU 上、引擎是否退化，或每步开销。"))
-    if pred is not None and pred.priors:
-        # the priors name parameters and sources (numbers, units, model names): shown as the model wrote them
-        warnings.append(("The prediction assumes " + "; ".join(pred.priors) + ".",
-                         "该预测假设：" + "; ".join(pred.priors) + "。"))
     missing = sorted({*result.missing, *result.deferred})
     instead = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
     caveats = [(f"{rule}/{branch}: not checked, needs {', '.join(need)}",
@@ -158,7 +156,9 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
         caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead),
         blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else (),
-        try_flags=_settings_to_try(verdict, facts, pred))
+        try_flags=_settings_to_try(verdict, facts, pred),
+        # the priors name parameters and sources (numbers, units, model names): kept as the model wrote them
+        assumptions=tuple(pred.priors) if pred is not None else ())
 
 
 def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None) -> Recommendation | None:
@@ -225,4 +225,5 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "alternatives_zh": list(v.alternatives_zh),
         "blocking": [dataclasses.asdict(b) for b in v.blocking],
         "try_flags": _flags_json(v.try_flags),
+        "assumptions": list(v.assumptions),
     }

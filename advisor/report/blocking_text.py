@@ -37,6 +37,12 @@ def other_because(verdict: Mapping[str, Any], lang: str) -> list[str]:
             if line not in listed and not line.startswith(joined)]
 
 
+def assumptions_line(verdict: Mapping[str, Any], lang: str) -> str | None:
+    """One line naming what the prediction assumed for facts not given (None when it assumed nothing)."""
+    items = [str(x) for x in verdict.get("assumptions") or []]
+    return text(lang, "assumptions.line", items="; ".join(items)) if items else None
+
+
 def blocking_lines(verdict: Mapping[str, Any], lang: str, indent: str = "  ") -> list[str]:
     """The list as terminal lines: a title, then `1. reason` and `→ what to do: remedy` under each."""
     items = blocking_items(verdict, lang)

@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 
 from advisor.report.blocking_text import (
+    assumptions_line,
     blocking_items,
     other_because,
 )
@@ -108,6 +109,8 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
         rows = "".join(f'<li>{e(reason)}<div class="muted">{e(text(lang, "blocking.remedy", remedy=remedy))}</div></li>'
                        for reason, remedy in blocking)
         cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.blocking"))}</h3><ol>{rows}</ol></div>')
+    if assumed := assumptions_line(v, lang):
+        cards.append(f'<div class="card wide"><p class="muted">{e(assumed)}</p></div>')
     if warnings := verdict_lines(v, "warnings", lang):
         cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.warnings"))}</h3>'
                      f'{_list(warnings)}</div>')

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from advisor.report.blocking_text import (
+    assumptions_line,
     blocking_items,
     other_because,
 )
@@ -117,6 +118,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
     if not flags:
         out += [text(lang, "flags.none"), ""]
+    if assumed := assumptions_line(v, lang):
+        out += [f"*{md_text(assumed)}*", ""]
     for key in ("because", "blocking", "warnings", "caveats", "alternatives"):
         if key == "blocking":
             if blocking := blocking_items(v, lang):

@@ -189,7 +189,8 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
             "blocking": _blocking(verdict.get("blocking")),
             # an INCONCLUSIVE verdict's measured settings, to try (advisor/decide/verdict.py try_flags)
-            "try_flags": _flags(verdict.get("try_flags"))}
+            "try_flags": _flags(verdict.get("try_flags")),
+            "assumptions": _strings(verdict.get("assumptions"))}
 
 
 def _blocking(value: object) -> list[dict[str, str]]:

@@ -10,6 +10,8 @@ EN: dict[str, str] = {
     "section.blocking": "What stands in the way, in the order to fix them",
     "try.label": "Measured, not confirmed — try",
     "try.flags": "Measured, not confirmed — try ({engine}): {command}",
+    "assumptions.line": "Assumed for facts not given (not measured): {items}.",
+    "trace.short": "Trace, the checks that decided ({shown} of {total}; --trace shows every check): {path}",
     "try.why": "These are the settings this run measured; the verdict withholds its confirmation for the reasons "
                "listed. Keep them only if your replies get faster.",
 }
@@ -20,5 +22,7 @@ ZH: dict[str, str] = {
     "section.blocking": "暂无定论的原因，按处理顺序",
     "try.label": "已测量、未确认——可以试试",
     "try.flags": "已测量、未确认——可以试试（{engine}）：{command}",
+    "assumptions.line": "对未给出的事实所作的假设（未经测量）：{items}。",
+    "trace.short": "判定过程中起决定作用的检查（{total} 项中的 {shown} 项；--trace 显示全部）：{path}",
     "try.why": "这些是本次运行测量的设置；由于所列原因，结论暂不确认它们。只有在回复确实变快时才保留。",
 }
