@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLay
 
 from advisor.report.blocking_text import assumptions_line, blocking_items, other_because
 from advisor.report.reconcile_text import reconciliation_sentences
-from advisor.report.strings import text, typical_line, verdict_lines
+from advisor.report.strings import speedup_line, text, typical_line, verdict_lines
 from ui import theme
 from ui.export_bar import ExportBar
 from ui.results_table import ResultsTable
@@ -23,22 +23,9 @@ from ui.widgets import FlagsBox, Section
 
 
 def speedup_text(headline: Mapping[str, Any]) -> str:
-    """The headline speedup line (measured with CI, predicted, prior, or none)."""
-    s = headline.get("speedup")
-    if s is None:
-        return tr("verdict.no_speedup")
-    shown = f"{s:.2f}×"
-    source = headline.get("source")
-    low, high = headline.get("ci_low"), headline.get("ci_high")
-    if source == "measured" and low is not None and high is not None:
-        n = headline.get("n_prompts")
-        return tr("verdict.speedup_ci", s=shown, lo=f"{low:.2f}×", hi=f"{high:.2f}×",
-                  n=int(n) if n is not None else "?")
-    if source == "predicted":
-        return tr("verdict.predicted", s=shown)
-    if source == "prior":
-        return text(language(), "speedup.prior")  # a prior is not this machine's figure: shown below, as typical
-    return tr("verdict.speedup", s=shown)
+    """The headline speedup line, worded as the CLI and the report word it (measured with its interval, or
+    predicted by the perf model, named as which; a prior is shown below, as what is typical)."""
+    return speedup_line(dict(headline), language())
 
 
 class VerdictView(QScrollArea):

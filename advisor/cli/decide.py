@@ -14,7 +14,8 @@ from advisor.deploy.base import FORMATS
 from advisor.errors import UserError
 from advisor.facts.checks import load_facts_file
 from advisor.report.blocking_text import blocking_lines, other_because
-from advisor.report.strings import text
+from advisor.report.headline import headline
+from advisor.report.strings import speedup_line, text, typical_line
 from advisor.userfile import read_user_file
 
 MAX_PORT = 65535
@@ -58,13 +59,17 @@ def _read_evidence(path: Path) -> dict[str, object]:
     return facts_from_evidence(load_evidence(path))
 
 
-def _print_text(v: Verdict, lang: str, *, full_trace: bool = False) -> None:
-    speed = f"{v.predicted_speedup:.2f}×" if v.predicted_speedup is not None else text(lang, "decide.na")
-    prior = text(lang, "cli.uses_priors") if v.prediction_is_prior else ""
+def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
+                facts: Mapping[str, object] | None = None) -> None:
     print(text(lang, "cli.verdict", word=v.verdict, words=text(lang, f"verdict.{v.verdict}")))
     if v.measured_with:
         print(text(lang, "decide.measured_with", settings=v.measured_with))
-    print(text(lang, "decide.predicted", speedup=speed) + prior)
+    # one headline: the measured A/B when there is one, else the prediction, named as which (the same line
+    # the check summary, the window and the report show)
+    head = headline(verdict_to_json(v), facts or {})
+    print(speedup_line(head, lang) + (text(lang, "cli.uses_priors") if head["source"] == "prior" else ""))
+    if (typical := typical_line(head, lang)) is not None:
+        print(f"  {typical}")
     label = {k: text(lang, f"decide.{k}") for k in ("because", "step", "note", "caveat", "instead", "warning")}
     shown = verdict_to_json(v)
     for line in other_because(shown, lang):
@@ -146,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
         sys.stdout.write(deploy)
     else:
-        _print_text(verdict, language, full_trace=args.trace)
+        _print_text(verdict, language, full_trace=args.trace, facts=facts)
     return EXIT_CODES[verdict.verdict] if args.exit_code else 0
 
 

@@ -123,6 +123,8 @@ def test_verdict_view_lists_every_withholding_reason(window, tmp_path: Path) -> 
     assert len(shown) == 3 and view.blocking.isVisibleTo(view)
     for line, item in zip(shown, verdict["blocking"], strict=True):
         assert item["reason"] in line and item["remedy"] in line
+    # the one headline the CLI and the report show: the measured A/B, named so
+    assert view.speedup.text().startswith("Measured speedup 1.53×")
     # nothing confirmed: the measured settings to try, copyable, under that label
     assert view.flags.title.text() == "Measured, not confirmed — try" and view.flags.copy.isEnabled()
     assert view.flags.command == verdict["try_flags"]["command"]
