@@ -42,7 +42,7 @@ def test_decide_json_on_fixtures(capsys: pytest.CaptureFixture[str], fixture: st
 def test_decide_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["decide", "--facts", str(FIXTURES / "dense_enable.json")]) == 0
     out = capsys.readouterr().out
-    assert "Verdict: ENABLE" in out and "Flags (llama.cpp)" in out and "Trace:" in out
+    assert "Verdict: ENABLE" in out and "Flags (llama.cpp)" in out and "Trace" in out
 
 
 def test_decide_from_run_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

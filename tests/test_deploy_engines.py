@@ -11,6 +11,7 @@ from advisor.cli.main import main
 from advisor.deploy.yaml_load import load_all
 from advisor.recommend.build import recommend
 from advisor.recommend.dialect import REMOVED_IN_NEW, strip_spec_args, unknown_flags
+from advisor.recommend.llamacpp import CURRENT_DIALECT_NOTE
 from tests.contract_servers import serve, tgi_routes
 from tests.deploy_cases import MANIFEST, NEW, OLD
 
@@ -26,6 +27,9 @@ def test_recommend_never_emits_a_flag_the_dialect_lacks(dialect: dict[str, str],
     rec = recommend(dialect | {"spec.method": method, "spec.draft_max": 6, "spec.draft_p_min": 0.5})
     assert rec is not None
     gen = dialect.get("engine.flag_generation", "unknown")
+    if gen == "unknown":  # written in the current dialect, and said so (issue 27 item 3)
+        assert CURRENT_DIALECT_NOTE in rec.notes
+        gen = "new"
     assert unknown_flags(rec.argv, gen) == []
     if gen == "new":
         assert not REMOVED_IN_NEW & set(rec.argv)

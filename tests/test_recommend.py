@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 from advisor.recommend.build import alternatives, recommend
+from advisor.recommend.dialect import unknown_flags
+from advisor.recommend.llamacpp import CURRENT_DIALECT_NOTE
 
 NEW = {"engine.kind": "llama.cpp", "engine.flag_generation": "new",
        "engine.spec_types": "none,draft-simple,draft-eagle3,draft-mtp,ngram-mod,ngram-simple",
@@ -47,8 +49,10 @@ def test_llamacpp_never_emits_what_the_build_lacks() -> None:
     assert r is not None and r.argv == () and r.notes
     missing = recommend(NEW | {"engine.spec_types": "none,ngram-simple", "spec.method": "ngram-mod"})
     assert missing is not None and missing.argv == ()
+    # the build's flags unknown (decide --facts without them): the current dialect, and a note that says so
     unknown = recommend({"engine.kind": "llama.cpp", "spec.method": "ngram-mod"})
-    assert unknown is not None and unknown.argv == ()
+    assert unknown is not None and unknown.argv[:2] == ("--spec-type", "ngram-mod")
+    assert unknown_flags(unknown.argv, "new") == [] and CURRENT_DIALECT_NOTE in unknown.notes
 
 
 def test_vllm_speculative_config() -> None:

@@ -9,8 +9,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
+from advisor.report.blocking_text import assumptions_line, blocking_items, other_because
 from advisor.report.reconcile_text import reconciliation_sentences
-from advisor.report.strings import text, typical_line, verdict_lines
+from advisor.report.strings import speedup_line, text, typical_line, verdict_lines
 from ui import theme
 from ui.export_bar import ExportBar
 from ui.results_table import ResultsTable
@@ -22,22 +23,9 @@ from ui.widgets import FlagsBox, Section
 
 
 def speedup_text(headline: Mapping[str, Any]) -> str:
-    """The headline speedup line (measured with CI, predicted, prior, or none)."""
-    s = headline.get("speedup")
-    if s is None:
-        return tr("verdict.no_speedup")
-    shown = f"{s:.2f}×"
-    source = headline.get("source")
-    low, high = headline.get("ci_low"), headline.get("ci_high")
-    if source == "measured" and low is not None and high is not None:
-        n = headline.get("n_prompts")
-        return tr("verdict.speedup_ci", s=shown, lo=f"{low:.2f}×", hi=f"{high:.2f}×",
-                  n=int(n) if n is not None else "?")
-    if source == "predicted":
-        return tr("verdict.predicted", s=shown)
-    if source == "prior":
-        return text(language(), "speedup.prior")  # a prior is not this machine's figure: shown below, as typical
-    return tr("verdict.speedup", s=shown)
+    """The headline speedup line, worded as the CLI and the report word it (measured with its interval, or
+    predicted by the perf model, named as which; a prior is shown below, as what is typical)."""
+    return speedup_line(dict(headline), language())
 
 
 class VerdictView(QScrollArea):
@@ -58,6 +46,7 @@ class VerdictView(QScrollArea):
         self.notes.setObjectName("demo")
         self.notes.setWordWrap(True)
         self.because = Section("verdict.because")
+        self.blocking = Section("verdict.blocking")  # every withholding reason with what to do about it
         self.warnings = Section("verdict.warnings")
         self.alternatives = Section("verdict.alternatives")
         self.missing = Section("verdict.missing")
@@ -91,6 +80,7 @@ class VerdictView(QScrollArea):
         row.addLayout(words, 1)
         left = QVBoxLayout()
         left.addWidget(self.because)
+        left.addWidget(self.blocking)
         left.addWidget(self.tasks)
         for section in (self.warnings, self.caveats, self.alternatives, self.missing, self.model):
             left.addWidget(section)
@@ -149,24 +139,30 @@ class VerdictView(QScrollArea):
         self.notes.setText("\n".join(notes))
         self.notes.setVisible(bool(notes))
         lang = language()
-        because = verdict_lines(verdict, "because", lang)
+        because = other_because(verdict, lang)
+        self.blocking.set_items([f"{i}. {reason}\n{text(lang, 'blocking.remedy', remedy=remedy)}"
+                                 for i, (reason, remedy) in enumerate(blocking_items(verdict, lang), 1)], glyph="✗")
         measured = verdict.get("measured_with")
         if measured:
             because = [*because, tr("verdict.measured_with", settings=measured)]
         self.because.set_items(because)  # once: labels replaced twice linger until the event loop deletes them
-        self.warnings.set_items(verdict_lines(verdict, "warnings", lang), glyph="⚠")
+        assumed = assumptions_line(verdict, lang)
+        self.warnings.set_items([*verdict_lines(verdict, "warnings", lang), *([assumed] if assumed else [])], glyph="⚠")
         self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
         self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
         self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), lang))
         self.results.set_results(self.report.get("results"))
         self.tasks.set_task(self.report.get("by_task") or {})
-        self.flags.set_flags(list(verdict.get("flags") or []))
+        confirmed = list(verdict.get("flags") or [])
+        to_try = list(verdict.get("try_flags") or []) if not confirmed else []  # INCONCLUSIVE: measured settings
+        self.flags.set_flags(confirmed or to_try, tentative=bool(to_try))
         self.trace.set_trace(list(verdict.get("trace") or []))
 
     def retranslate(self) -> None:
         """Re-read every label in the current language."""
-        for section in (self.because, self.warnings, self.caveats, self.alternatives, self.missing, self.model):
+        for section in (self.because, self.blocking, self.warnings, self.caveats, self.alternatives, self.missing,
+                        self.model):
             section.retranslate()
         self.tasks.retranslate()
         self.flags.retranslate()

@@ -9,7 +9,8 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from ui.strings import tr
+from advisor.report.strings import text
+from ui.strings import language, tr
 
 
 class Section(QWidget):
@@ -85,10 +86,13 @@ class FlagsBox(QWidget):
         layout.addWidget(self.text)
         layout.addWidget(self.notes)
         self.command = ""
+        self.tentative = False
         self.retranslate()
 
-    def set_flags(self, flags: Sequence[Mapping[str, Any]]) -> None:
-        """Show the report's flags list (engine, command, steps, notes)."""
+    def set_flags(self, flags: Sequence[Mapping[str, Any]], *, tentative: bool = False) -> None:
+        """Show the report's flags list (engine, command, steps, notes); `tentative`: an INCONCLUSIVE verdict's
+        measured settings, titled "measured, not confirmed — try" (copyable all the same)."""
+        self.tentative = tentative
         lines: list[str] = []
         notes: list[str] = []
         for flag in flags:
@@ -100,8 +104,11 @@ class FlagsBox(QWidget):
         self.text.setPlainText(self.command or tr("verdict.no_flags"))
         self.text.setFixedHeight(22 + 18 * min(max(1, len(lines)), 6))
         self.copy.setEnabled(bool(self.command))
+        if tentative:
+            notes.insert(0, text(language(), "try.why"))
         self.notes.setText("\n".join(f"• {n}" for n in notes))
         self.notes.setVisible(bool(notes))
+        self.retranslate()
 
     def _copy(self) -> None:
         QGuiApplication.clipboard().setText(self.command)
@@ -110,7 +117,7 @@ class FlagsBox(QWidget):
 
     def retranslate(self) -> None:
         """Labels in the current language."""
-        self.title.setText(tr("verdict.flags"))
+        self.title.setText(text(language(), "try.label") if self.tentative else tr("verdict.flags"))
         self.copy.setText(tr("verdict.copy"))
         if not self.command:
             self.text.setPlainText(tr("verdict.no_flags"))

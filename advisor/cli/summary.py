@@ -8,10 +8,11 @@ from typing import TextIO
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.report.arms_text import arms_sentence
+from advisor.report.blocking_text import assumptions_line, blocking_lines, other_because
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.results import localized, results_table
 from advisor.report.sections import by_task, headline, tuner_section
-from advisor.report.strings import category_name, mix_line, text, typical_line, verdict_lines
+from advisor.report.strings import category_name, mix_line, speedup_line, text, typical_line, verdict_lines
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 
@@ -73,8 +74,11 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
         out.write("\n  " + text(lang, "cli.baseline", tok_s=_fmt(base.decode_tok_s, ".1f", " tok/s"),
                                  mbu=_fmt(base.mbu, ".0%"), bottleneck=neck) + "\n")
     if acc is not None:
+        # which step and settings the figure comes from: the tuner and the A/B's ON arm measure their own
+        method, k = acc.method or evidence.config.spec_type, acc.draft_max or evidence.config.draft_max
+        settings = ", ".join(p for p in (method, f"k = {k}" if k else "") if p) or "—"
         out.write("  " + text(lang, "cli.acceptance", rate=_fmt(acc.rate, ".0%"), length=_fmt(acc.mean_length),
-                              inflation=_fmt(acc.repeat_inflation, ".2f", "×")) + "\n")
+                              inflation=_fmt(acc.repeat_inflation, ".2f", "×"), settings=settings) + "\n")
     if ab is not None:
         fresh = text(lang, "cli.ab_fresh") if ab.pool is not None and ab.pool.fresh else ""
         out.write("  " + text(lang, "cli.ab", speedup=_fmt(ab.speedup, ".3f", "×"), low=_fmt(ab.ci_low, ".3f"),
@@ -94,31 +98,39 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
     if evidence.restarts:
         phases = ", ".join(f"{r.arm}: {r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
         out.write("  " + text(lang, "cli.restarted", phases=phases) + "\n")
-    _verdict(done, ab.speedup if ab is not None else None, lang, out)
+    measured = {} if ab is None else {"ab.speedup": ab.speedup, "ab.ci_low": ab.ci_low, "ab.ci_high": ab.ci_high,
+                                      "ab.n_prompts": ab.n_prompts}
+    _verdict(done, measured, lang, out)
 
 
-def _verdict(done: SessionDone, measured: float | None, lang: str, out: TextIO) -> None:
+def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: TextIO) -> None:
     verdict = done.verdict or {}
     word = str(verdict.get("verdict", "INCONCLUSIVE"))
     out.write("\n" + text(lang, "cli.verdict", word=word, words=text(lang, f"verdict.{word}")) + "\n")
     if verdict.get("measured_with"):
         out.write("  " + text(lang, "cli.measured_with", settings=verdict["measured_with"]) + "\n")
-    head = headline(verdict, {"ab.speedup": measured})
-    predicted = verdict.get("predicted_speedup")
-    if isinstance(predicted, int | float):
-        if (typical := typical_line(head, lang)) is not None:
-            out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
-        else:
-            out.write("  " + text(lang, "cli.predicted", speedup=f"{predicted:.2f}×") + "\n")
-    for line in verdict_lines(verdict, "because", lang):
+    # the one headline the window and the report show: the measured A/B, else the prediction, named as which
+    head = headline(verdict, measured)
+    if head["source"] is not None:
+        out.write("  " + speedup_line(head, lang) + "\n")
+    if (typical := typical_line(head, lang)) is not None:
+        out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
+    for line in other_because(verdict, lang):
         out.write(f"  - {line}\n")
+    for line in blocking_lines(verdict, lang):
+        out.write(line + "\n")
     for line in verdict_lines(verdict, "warnings", lang):
         out.write(f"  ! {line}\n")
+    if assumed := assumptions_line(verdict, lang):
+        out.write(f"  ~ {assumed}\n")
     for line in verdict_lines(verdict, "caveats", lang):
         out.write(f"  ? {line}\n")
     flags = verdict.get("flags")
     if isinstance(flags, Mapping) and flags.get("command"):
         out.write("  " + text(lang, "cli.flags", command=flags["command"]) + "\n")
+    tried = verdict.get("try_flags")
+    if isinstance(tried, Mapping) and tried.get("command"):
+        out.write("  " + text(lang, "try.flags", engine=tried.get("engine") or "", command=tried["command"]) + "\n")
     if done.message:
         out.write(f"\n{done.message}\n")
     if done.run_dir:

@@ -62,6 +62,9 @@ class Walk:
     path: list[str] = field(default_factory=list)
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (rule, branch, warning template)
     caveats: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)  # (rule, branch, missing facts)
+    # with collect=True: every branch that would have withheld the verdict, in walk order (rule, branch, the
+    # missing facts of a `block`, else ())
+    withheld: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _resolve(value: object, rules: RuleSet, rule: RuleFile, facts: Mapping[str, object]) -> tuple[object, list[str]]:
@@ -91,6 +94,8 @@ def _test(op: str, actual: Any, expected: Any) -> bool:
         return actual in expected
     if op == "not-in":
         return actual not in expected
+    if op == "has":
+        return expected in [item.strip() for item in str(actual).split(",")]
     if op == "between":
         low, high = expected
         return bool(low <= actual <= high)
@@ -130,8 +135,12 @@ def kleene(mode: str, results: list[bool | None]) -> bool | None:
 
 
 def walk(rules: RuleSet, facts: Mapping[str, object], start: str | None = None, *,
-         descend: bool = True) -> Walk:
-    """Evaluate from `start` (default the root); with descend=False stop at the first branch taken."""
+         descend: bool = True, collect: bool = False) -> Walk:
+    """Evaluate from `start` (default the root); with descend=False stop at the first branch taken.
+
+    collect=True walks past every branch that withholds the verdict (a matching INCONCLUSIVE branch, a
+    `block` on missing facts), records it in `withheld` and goes on as if it had not matched, so one walk
+    finds every reason at once; the verdict it ends on is the one the facts would give without them."""
     rule_id = start or rules.root
     result = Walk("INCONCLUSIVE", rule_id, "", False)
     for _ in range(len(rules.files) + 1):  # load-time cycle check makes this bound safe
@@ -144,11 +153,17 @@ def walk(rules: RuleSet, facts: Mapping[str, object], start: str | None = None, 
             pairs = [check(c, rules, rule, branch, facts) for c in branch.conditions]
             outcome = kleene(branch.mode, [c.passed for c, _ in pairs])
             result.trace.extend(_with_outcome(c, branch, taken=outcome is True) for c, _ in pairs)
+            if outcome is True and collect and branch.verdict == "INCONCLUSIVE":
+                result.withheld.append((rule.id, branch.id, ()))
+                continue
             if outcome is True:
                 taken = branch
                 break
             if outcome is None:
                 missing = sorted({m for c, ms in pairs if c.passed is None for m in ms})
+                if branch.unknown == "block" and collect:
+                    result.withheld.append((rule.id, branch.id, tuple(missing)))
+                    continue
                 if branch.unknown == "block":
                     result.rule, result.branch, result.blocked = rule.id, branch.id, True
                     result.missing.extend(missing)

@@ -28,7 +28,7 @@ from advisor.errors import UserError
 from advisor.facts.specs import FACT_SPECS, suggest
 
 Op = Literal[">", ">=", "<", "<=", "==", "!=", "in", "not-in", "between", "is-true", "is-false", "not-true",
-             "absent"]
+             "absent", "has"]
 UnknownMode = Literal["block", "defer", "caveat", "ignore"]
 VerdictName = Literal["ENABLE", "SKIP", "INCONCLUSIVE"]
 OPS: tuple[str, ...] = get_args(Op)
@@ -38,11 +38,14 @@ BOOL_OPS = ("is-true", "is-false", "not-true")
 # flag as "not set" (false or absent).
 TOTAL_OPS = ("not-true", "absent")
 NUMERIC_OPS = (">", ">=", "<", "<=", "between")
+# `has`: a comma-list fact (ab.warnings) names the item, e.g. ["ab.warnings", "has", "repetition-loops"]
+LIST_OPS = ("has",)
 ROOT_ID = "spec-decoding"
 Scalar = float | int | str | bool
 POLICY_REF = "policy."  # "$policy.ab.min_speedup" in a condition, "{policy.ab.min_speedup}" in a text
 # Files in a rules folder that are not questions: the policy and the user's threshold overrides.
-NOT_QUESTIONS = (POLICY_FILE, "thresholds.toml")
+NOT_QUESTIONS = (POLICY_FILE, "thresholds.toml", "remedies.toml")
+REMEDIES_FILE = "remedies.toml"  # remedies for reasons no branch states: invariants, missing facts
 # Every text a person reads has a Chinese twin named KEY_zh (rules/README.md); the built-in files must carry
 # them all (tests/test_rules_zh.py), a user's own override may leave them out and reads in English.
 TRANSLATION_SUFFIX = "_zh"
@@ -64,6 +67,17 @@ class Condition:
 
 
 @dataclass(frozen=True, slots=True)
+class Remedy:
+    """What a person can do about a withholding reason, fitted to the machine by its `when` (probed facts such
+    as gpu.count); a `default` remedy applies where no conditional one does."""
+
+    mode: Literal["all", "any", "default"]
+    conditions: tuple[Condition, ...]
+    text: str
+    text_zh: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Branch:
     """One ordered alternative of a question; terminal (`verdict`) or descending (`next`)."""
 
@@ -77,6 +91,7 @@ class Branch:
     unknown: UnknownMode
     because_zh: str = ""  # the same sentence in Chinese, same placeholders (checked at load)
     warning_zh: str = ""
+    remedies: tuple[Remedy, ...] = ()  # [[branch.remedy]]: what to do when this branch withholds the verdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +124,8 @@ class RuleSet:
     root: str
     files: Mapping[str, RuleFile]
     policy: Policy
+    # remedies.toml: code (e.g. "invariants/ab.n_prompts", "missing-facts") → its remedies
+    remedies: Mapping[str, tuple[Remedy, ...]] = field(default_factory=dict)
 
     def threshold(self, rule: RuleFile, name: str) -> object:
         """A `$name` reference of `rule`: its own threshold, or `policy.table.key` from the policy."""
@@ -165,6 +182,8 @@ def _check_value(where: str, cond: Condition, thresholds: Mapping[str, object]) 
         raise _fail(where, f"'{cond.op}' needs a bool fact; '{cond.fact}' is {type_}")
     if cond.op in NUMERIC_OPS and type_ not in ("int", "float"):
         raise _fail(where, f"'{cond.op}' needs a numeric fact; '{cond.fact}' is {type_}")
+    if cond.op in LIST_OPS and (type_ != "str" or not isinstance(cond.value, str)):
+        raise _fail(where, f"'{cond.op}' needs a comma-list (str) fact and one item; '{cond.fact}' is {type_}")
 
 
 def _condition(where: str, raw: object, thresholds: Mapping[str, object]) -> Condition:
@@ -237,9 +256,41 @@ def _branch(rule_id: str, raw: object, thresholds: Mapping[str, object]) -> Bran
         raise _fail(where, f"when.{mode} is empty")
     because = _template(where, str(raw.get("because", "")), thresholds)
     warning = _template(where, str(raw.get("warning", "")), thresholds)
+    remedies = parse_remedies(where, raw.get("remedy"), thresholds)
     return Branch(bid, mode, conds, verdict, nxt, because, warning, unknown,
                   because_zh=_translation(where, "because", because, raw.get("because_zh"), thresholds),
-                  warning_zh=_translation(where, "warning", warning, raw.get("warning_zh"), thresholds))
+                  warning_zh=_translation(where, "warning", warning, raw.get("warning_zh"), thresholds),
+                  remedies=remedies)
+
+
+def parse_remedies(where: str, raw: object, thresholds: Mapping[str, object]) -> tuple[Remedy, ...]:
+    """`[[...remedy]]` tables: `when.all`/`when.any` (or `default = true`), `text`, `text_zh`; at most one
+    default, placed last."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+        raise _fail(where, f"`remedy` is a list of [[remedy]] tables, got {_shown(raw)}")
+    out: list[Remedy] = []
+    for i, entry in enumerate(raw):
+        here = f"{where} remedy {i + 1}"
+        when = entry.get("when") or {}
+        is_default = entry.get("default") is True
+        shaped = isinstance(when, dict) and len(when) <= 1 and set(when) <= {"all", "any"} and all(
+            isinstance(v, list) for v in when.values())
+        if not shaped or is_default == bool(when):
+            raise _fail(here, "a remedy needs exactly one of `default = true`, `when.all` or `when.any`")
+        text = entry.get("text")
+        if not isinstance(text, str) or not text:
+            raise _fail(here, "a remedy needs a `text`")
+        mode = cast(Literal["all", "any", "default"], "default" if is_default else next(iter(when)))
+        conds = tuple(_condition(here, c, thresholds) for c in when.get(mode, []) if mode != "default")
+        if mode != "default" and not conds:
+            raise _fail(here, f"when.{mode} is empty")
+        out.append(Remedy(mode, conds, _template(here, text, thresholds),
+                          _translation(here, "text", text, entry.get("text_zh"), thresholds)))
+    if any(r.mode == "default" for r in out[:-1]):
+        raise _fail(where, "a default remedy goes last")
+    return tuple(out)
 
 
 def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
@@ -274,7 +325,29 @@ def untranslated(rules: RuleSet) -> list[str]:
         out += [f"{rule.id}.{k}" for k in HEAD_TEXTS if getattr(rule, k) and not getattr(rule, f"{k}_zh")]
         out += [f"{rule.id}/{b.id}.{k}" for b in rule.branches for k in BRANCH_TEXTS
                 if getattr(b, k) and not getattr(b, f"{k}_zh")]
+        out += [f"{rule.id}/{b.id}.remedy" for b in rule.branches for r in b.remedies if not r.text_zh]
+    out += [f"{REMEDIES_FILE}:{code}" for code, rs in rules.remedies.items() for r in rs if not r.text_zh]
     return out
+
+
+def unremedied(rules: RuleSet) -> list[str]:
+    """`rule/branch` of every branch that withholds the verdict (INCONCLUSIVE) without a remedy to offer."""
+    return [f"{rule.id}/{b.id}" for rule in rules.files.values() for b in rule.branches
+            if b.verdict == "INCONCLUSIVE" and not b.remedies]
+
+
+def load_remedies(path: Any, policy: Policy) -> dict[str, tuple[Remedy, ...]]:
+    """remedies.toml: `[[remedy.CODE]]` tables, or nothing when the folder has none."""
+    if not path.is_file():
+        return {}
+    text = _read_text(path) if isinstance(path, Path) else path.read_text(encoding="utf-8")
+    data = _toml(text, str(path))
+    table = data.get("remedy") or {}
+    if data.get("schema") != 1 or not isinstance(table, dict):
+        raise _fail(str(path), "needs `schema = 1` and [[remedy.CODE]] tables")
+    # {missing}: the facts a `block` or `defer` lacked, named by the reason the remedy answers
+    known = {"missing": "", **{POLICY_REF + k: v for k, v in flat_values(policy).items()}}
+    return {str(code): parse_remedies(f"{path} [{code}]", entries, known) for code, entries in table.items()}
 
 
 def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
@@ -344,4 +417,4 @@ def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> Rule
         if (user / "thresholds.toml").exists() or (user / "thresholds.toml").is_symlink():
             _apply_thresholds(files, user / "thresholds.toml")
     _check_graph(files, ROOT_ID)
-    return RuleSet(ROOT_ID, files, policy)
+    return RuleSet(ROOT_ID, files, policy, load_remedies(base / REMEDIES_FILE, policy))

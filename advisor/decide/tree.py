@@ -30,7 +30,7 @@ UNKNOWN_WORDS_ZH = {
 WORDS_ZH = {"What": "内容", "Why": "原因", "Sources": "来源", "Numbers": "数值",
             "Branches (first match wins):": "分支（按顺序，首个匹配生效）：", "if a fact is missing": "缺少事实时",
             "why": "依据", "says": "结论", "warns": "警告", "otherwise": "其他情况", "when": "当", "and": "且",
-            "or": "或", "ask": "转到"}
+            "or": "或", "ask": "转到", "remedy": "对策"}
 
 
 def _w(word: str, lang: str) -> str:
@@ -131,6 +131,16 @@ def _rule_lines(rules: RuleSet, rule: RuleFile, md: bool, lang: str = "en") -> I
                 yield f"{sub}{label}: {english}"
                 if zh:  # the README shows both, so a translator sees each pair side by side
                     yield f"{sub}zh: {zh}"
+        for r in b.remedies:
+            as_branch = Branch("", r.mode, r.conditions, None, None, "", "", "ignore")
+            when = "" if r.mode == "default" else f" ({_when(as_branch, lang)})"
+            label = _w("remedy", lang)
+            if lang == "zh":
+                yield f"{sub}{label}{when}: {r.text_zh or r.text}"
+            else:
+                yield f"{sub}{label}{when}: {r.text}"
+                if r.text_zh:
+                    yield f"{sub}zh: {r.text_zh}"
     yield ""
 
 
@@ -146,7 +156,11 @@ def render_tree(rules: RuleSet, *, markdown: bool = False, lang: str = "en") -> 
                   "questions and by the measurement live in `policy.toml` and are written `policy.table.key`. "
                   "Every text a person reads (`question`, `what`, `why`, `because`, `warning`) has a Chinese "
                   "twin beside it, `KEY_zh`, naming the same placeholders (checked at load; "
-                  "`tests/test_rules_zh.py` fails when a built-in text has none).",
+                  "`tests/test_rules_zh.py` fails when a built-in text has none). A branch that withholds the "
+                  "verdict (INCONCLUSIVE) carries its `remedy`: what to do, chosen by the probed facts (e.g. "
+                  "`gpu.count`); `decide` walks past every such branch and lists them all at once as `blocking`, "
+                  "each with its remedy (advisor/decide/blocking.py; `remedies.toml` for the invariants and "
+                  "missing facts).",
                   "", "Invariants that no rule can relax (advisor/decide/invariants.py): an ENABLE needs a measured "
                   "A/B lower bound above 1.0×, at least `policy.ab.min_pairs_enable` pairs, no repeated-prompt "
                   "workload, no repeat inflation above `policy.canary.max_repeat_inflation`, no trap or "

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Literal
 
 from advisor import methods
+from advisor.decide.blocking import Blocking, blocking
 from advisor.decide.evaluate import Check, Walk, walk
-from advisor.decide.invariants import blockers, invariant_checks
+from advisor.decide.invariants import BREAK_EVEN, blockers, invariant_checks
 from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
@@ -50,6 +51,13 @@ class Verdict:
     warnings_zh: tuple[str, ...] = ()
     caveats_zh: tuple[str, ...] = ()
     alternatives_zh: tuple[str, ...] = ()
+    # every reason the verdict is withheld, in the tree's order, each with a remedy (advisor/decide/blocking.py)
+    blocking: tuple[Blocking, ...] = ()
+    # INCONCLUSIVE with settings that measured faster: the flags to try, "measured, not confirmed" (`flags` stays
+    # None: only an ENABLE confirms them)
+    try_flags: Recommendation | None = None
+    # what the prediction assumed for facts not given (the perf model's named priors), one item each
+    assumptions: tuple[str, ...] = ()
 
     def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
         """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
@@ -133,10 +141,6 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
                              "look for a draft on the CPU, an engine regression or per-step overheads.",
                              f"性能模型预测 {pred.speedup:.2f}×，但 A/B 实测为 {measured:.2f}×；"
                              "请检查草稿是否跑在 CPU 上、引擎是否退化，或每步开销。"))
-    if pred is not None and pred.priors:
-        # the priors name parameters and sources (numbers, units, model names): shown as the model wrote them
-        warnings.append(("The prediction assumes " + "; ".join(pred.priors) + ".",
-                         "该预测假设：" + "; ".join(pred.priors) + "。"))
     missing = sorted({*result.missing, *result.deferred})
     instead = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
     caveats = [(f"{rule}/{branch}: not checked, needs {', '.join(need)}",
@@ -150,7 +154,25 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         path=tuple(result.path), caveats=tuple(en for en, _ in caveats),
         measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
         because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
-        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead))
+        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead),
+        blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else (),
+        try_flags=_settings_to_try(verdict, facts, pred),
+        # the priors name parameters and sources (numbers, units, model names): kept as the model wrote them
+        assumptions=tuple(pred.priors) if pred is not None else ())
+
+
+def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None) -> Recommendation | None:
+    """The measured settings to try when nothing is confirmed: where the run measured them (spec.argv, or an
+    A/B) and they came out faster, by the A/B when there is one, else by the prediction."""
+    if verdict != "INCONCLUSIVE":
+        return None
+    measured = facts.get("ab.speedup")
+    if isinstance(measured, int | float) and not isinstance(measured, bool):
+        faster = measured > BREAK_EVEN
+    else:
+        faster = bool(facts.get("spec.argv")) and (pred is None or pred.speedup > BREAK_EVEN)
+    rec = recommend(facts) if faster else None
+    return rec if rec is not None and (rec.argv or rec.steps) else None
 
 
 def _failed(exc: Exception) -> Verdict:
@@ -173,12 +195,16 @@ def decide(facts: Mapping[str, object], *, rules_dir: Path | None = None, rules:
         return _failed(exc)
 
 
+def _flags_json(rec: Recommendation | None) -> dict[str, object] | None:
+    if rec is None:
+        return None
+    return {"engine": rec.engine, "argv": list(rec.argv), "command": rec.command, "steps": list(rec.steps),
+            "notes": list(rec.notes)}
+
+
 def verdict_to_json(v: Verdict) -> dict[str, object]:
     """DESIGN §6 keys (verdict, predicted_speedup, because, flags, trace, missing_facts) plus extras."""
-    flags = None
-    if v.flags is not None:
-        flags = {"engine": v.flags.engine, "argv": list(v.flags.argv), "command": v.flags.command,
-                 "steps": list(v.flags.steps), "notes": list(v.flags.notes)}
+    flags = _flags_json(v.flags)
     return {
         "verdict": v.verdict,
         "predicted_speedup": v.predicted_speedup,
@@ -197,4 +223,7 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "warnings_zh": list(v.warnings_zh),
         "caveats_zh": list(v.caveats_zh),
         "alternatives_zh": list(v.alternatives_zh),
+        "blocking": [dataclasses.asdict(b) for b in v.blocking],
+        "try_flags": _flags_json(v.try_flags),
+        "assumptions": list(v.assumptions),
     }

@@ -41,6 +41,12 @@ class DeployRequest:
     port: int | None = None
     manifest_text: str | None = None
     placeholders: list[str] = field(default_factory=list)
+    gpu: bool | None = None          # the probed machine has a GPU (gpu.count ≥ 1); None: not probed
+
+    @property
+    def cuda(self) -> bool:
+        """Container forms use the CUDA image and pass the GPU through unless the machine has none."""
+        return self.gpu is not False
 
     def placeholder(self, text: str, meaning: str) -> str:
         """Record a placeholder (once) for the header and return it."""
@@ -51,10 +57,16 @@ class DeployRequest:
 
 
 def request_for(recommendation: Recommendation | None, *, verdict: str | None, model_path: str | None,
-                host: str | None, port: int | None, manifest_text: str | None) -> DeployRequest:
-    """Normalise the recommendation: no recommendation, or one without argv, adds no speculative flags."""
+                host: str | None, port: int | None, manifest_text: str | None, tentative: bool = False,
+                gpu: bool | None = None) -> DeployRequest:
+    """Normalise the recommendation: no recommendation, or one without argv, adds no speculative flags.
+    `tentative`: the flags are the measured settings of an INCONCLUSIVE verdict, to try, not confirmed."""
     rec = recommendation
-    if rec is None:
+    if rec is not None and tentative and (rec.argv or rec.steps):
+        reason = (f"measured, not confirmed — try these settings in {rec.engine} (verdict: {verdict or 'INCONCLUSIVE'}"
+                  "; `spec-advisor decide` lists what stands in the way) and keep them only if your replies get "
+                  "faster")
+    elif rec is None:
         reason = (f"leave speculative decoding off (verdict: {verdict or 'not ENABLE'}); add no speculative flags "
                   "and drop any --spec-*, --draft-* or -md flags you run with")
     elif rec.argv:
@@ -66,7 +78,7 @@ def request_for(recommendation: Recommendation | None, *, verdict: str | None, m
     return DeployRequest(
         engine=rec.engine if rec else LLAMACPP, spec_argv=tuple(rec.argv) if rec else (),
         notes=tuple(rec.notes) if rec else (), steps=tuple(rec.steps) if rec else (), reason=reason,
-        model_path=model_path, host=host, port=port, manifest_text=manifest_text)
+        model_path=model_path, host=host, port=port, manifest_text=manifest_text, gpu=gpu)
 
 
 def require_llamacpp(req: DeployRequest, fmt: str) -> None:

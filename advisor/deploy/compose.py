@@ -12,9 +12,10 @@ def _no_interpolation(text: str) -> str:
     return text.replace("$", "$$")
 
 
-def render(req: DeployRequest, *, cuda: bool = True) -> str:
+def render(req: DeployRequest, *, cuda: bool | None = None) -> str:
     """A `services:` document with one llama-server service (exec-form `command:` list, no shell)."""
     require_llamacpp(req, "compose")
+    cuda = req.cuda if cuda is None else cuda  # the probed machine decides: no GPU reservation on a CPU box
     args, mounts = container_args(req)
     service: dict[str, object] = {
         "image": image(cuda),

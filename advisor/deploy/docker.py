@@ -22,9 +22,10 @@ def publish(req: DeployRequest) -> str:
     return f"{port}:{port}" if bind in ("0.0.0.0", "::") else f"{bind}:{port}:{port}"
 
 
-def render(req: DeployRequest, *, cuda: bool = True) -> str:
+def render(req: DeployRequest, *, cuda: bool | None = None) -> str:
     """One `docker run` command; the image's entrypoint is llama-server, so its flags follow the image."""
     require_llamacpp(req, "docker")
+    cuda = req.cuda if cuda is None else cuda  # the probed machine decides: no --gpus on a CPU box
     args, mounts = container_args(req)
     cmd = ["docker", "run", "--rm", "--name", "llama-server"]
     if cuda:

@@ -235,7 +235,7 @@ def validate_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dic
         spec = FACT_SPECS.get(name)
         if spec is None:
             raise FactsError(f"{origin}: unknown fact '{name}'{suggest(name, FACT_SPECS)}",
-                             hint="see FACT_SPECS in advisor/facts/specs.py for the documented names")
+                             hint="`spec-advisor decide --list-facts` prints every name (docs/facts.md)")
         if value is None:
             continue  # null means "not measured": the same as leaving the fact out
         if not _type_ok(spec.type, value):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from advisor import methods
 from advisor.recommend.dialect import unknown_flags
@@ -19,6 +19,10 @@ from advisor.recommend.engine_schedule import ParallelCutoff
 from probes.engines.llamacpp.binary import FlagDialect, Generation
 
 DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"
+# Said wherever flags are written without knowing the build's own (engines.md §1.6: PR #22397 renamed them)
+CURRENT_DIALECT_NOTE = ("written in the current llama.cpp flags (this build's own flags are not known): a build "
+                        "from before the flag refactor (PR #22397) takes --draft-max instead of --spec-*-n-max; "
+                        "`llama-server --help` shows which yours has")
 PARALLEL_FLAG = "-np"  # llama-server's parallel slots: how many requests one server decodes at once
 # --spec-type values per flag generation (engines.md §1.6): a name outside these is never emitted
 SPEC_TYPES_OLD = frozenset({"ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod"})
@@ -238,6 +242,10 @@ def recommended_args(facts: Mapping[str, object], default_draft_max: int | None,
         p_min=float(p_min) if isinstance(p_min, int | float) and not isinstance(p_min, bool) else None,
         n_match=n_match if isinstance(n_match, int) and not isinstance(n_match, bool) and n_match > 0 else None)
     dialect = dialect_from_facts(facts)
+    if dialect.generation == "unknown":
+        # `decide --facts` without the build's flags: write the current dialect, and say so
+        dialect = replace(dialect, generation="new")
+        notes.append(CURRENT_DIALECT_NOTE)
     stated = dialect.draft_max_flag
     if dialect.generation == "new" and stated and stated != "--spec-draft-n-max":
         notes.append(f"not emitted: this llama.cpp build (new flags) does not accept {stated}")

@@ -12,6 +12,11 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
+from advisor.report.blocking_text import (
+    assumptions_line,
+    blocking_items,
+    other_because,
+)
 from advisor.report.html_style import CSS
 from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
@@ -88,14 +93,24 @@ def _flags(flags: list[dict[str, str]], lang: str) -> str:
 
 def _decision(report: Mapping[str, Any], lang: str) -> str:
     v = report["verdict"]
-    cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
+    if not v["flags"] and v.get("try_flags"):  # nothing confirmed: the measured settings, to try
+        cards = [f'<div class="card wide"><h3>{e(text(lang, "try.label"))}</h3>{_flags(v["try_flags"], lang)}'
+                 f'<p class="muted">{e(text(lang, "try.why"))}</p></div>']
+    else:
+        cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
     if v.get("measured_with"):
         measured = text(lang, "verdict.measured_with", settings=v["measured_with"])
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
     if cutoff := concurrency_line(report["facts"], lang):
         cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')
-    if because := verdict_lines(v, "because", lang):
+    if because := other_because(v, lang):
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(because)}</div>')
+    if blocking := blocking_items(v, lang):
+        rows = "".join(f'<li>{e(reason)}<div class="muted">{e(text(lang, "blocking.remedy", remedy=remedy))}</div></li>'
+                       for reason, remedy in blocking)
+        cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.blocking"))}</h3><ol>{rows}</ol></div>')
+    if assumed := assumptions_line(v, lang):
+        cards.append(f'<div class="card wide"><p class="muted">{e(assumed)}</p></div>')
     if warnings := verdict_lines(v, "warnings", lang):
         cards.append(f'<div class="card warn wide"><h3>{e(text(lang, "section.warnings"))}</h3>'
                      f'{_list(warnings)}</div>')

@@ -6,6 +6,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from advisor.report.blocking_text import (
+    assumptions_line,
+    blocking_items,
+    other_because,
+)
 from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.results import localized
@@ -98,8 +103,12 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [md_text(text(lang, "verdict.measured_with", settings=v["measured_with"])), ""]
     if cutoff := concurrency_line(report["facts"], lang):
         out += [md_text(cutoff), ""]
-    out += [f"### {text(lang, 'section.flags')}", ""]
     flags = v["flags"]
+    tentative = not flags and bool(v.get("try_flags"))  # nothing confirmed: the measured settings, to try
+    out += [f"### {text(lang, 'try.label' if tentative else 'section.flags')}", ""]
+    if tentative:
+        flags = v["try_flags"]
+        out += [md_text(text(lang, "try.why")), ""]
     for f in flags:
         lines = ["# " + " — ".join(p for p in (f["engine"], f["label"]) if p)] if f["engine"] or f["label"] else []
         if f["command"]:
@@ -109,8 +118,17 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*(f"- {md_text(note)}" for note in f["notes"]), ""] if f["notes"] else []
     if not flags:
         out += [text(lang, "flags.none"), ""]
-    for key in ("because", "warnings", "caveats", "alternatives"):
-        items = verdict_lines(v, key, lang)
+    if assumed := assumptions_line(v, lang):
+        out += [f"*{md_text(assumed)}*", ""]
+    for key in ("because", "blocking", "warnings", "caveats", "alternatives"):
+        if key == "blocking":
+            if blocking := blocking_items(v, lang):
+                out += [f"### {text(lang, 'section.blocking')}", ""]
+                for i, (reason, remedy) in enumerate(blocking, 1):
+                    out += [f"{i}. {md_text(reason)}", f"   {md_text(text(lang, 'blocking.remedy', remedy=remedy))}"]
+                out += [""]
+            continue
+        items = other_because(v, lang) if key == "because" else verdict_lines(v, key, lang)
         if items:
             mark = "⚠ " if key == "warnings" else ""
             out += [f"### {text(lang, 'section.' + key)}", "", *(f"- {mark}{md_text(i)}" for i in items), ""]

@@ -9,6 +9,7 @@ from typing import Any
 
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
+from advisor.report.headline import headline as headline  # re-exported: the report's parts live here
 from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
 from advisor.tune.summary import tuner_summary
 
@@ -186,20 +187,18 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             # the same lists in Chinese, index for index (advisor.report.strings.verdict_lines picks them)
             **{f"{k}_zh": _strings(verdict.get(f"{k}_zh")) for k in ("because", "warnings", "caveats", "alternatives")
                if verdict.get(f"{k}_zh") is not None},
-            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None}
+            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
+            "blocking": _blocking(verdict.get("blocking")),
+            # an INCONCLUSIVE verdict's measured settings, to try (advisor/decide/verdict.py try_flags)
+            "try_flags": _flags(verdict.get("try_flags")),
+            "assumptions": _strings(verdict.get("assumptions"))}
 
 
-def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
-    """The expected speedup to show under the verdict: measured A/B when there is one, else the prediction."""
-    speedup = num(facts.get("ab.speedup"))
-    if speedup is not None:
-        return {"source": "measured", "speedup": speedup, "ci_low": num(facts.get("ab.ci_low")),
-                "ci_high": num(facts.get("ab.ci_high")), "n_prompts": num(facts.get("ab.n_prompts"))}
-    predicted = num(verdict.get("predicted_speedup"))
-    if predicted is not None:
-        source = "prior" if verdict.get("prediction_is_prior") else "predicted"
-        return {"source": source, "speedup": predicted, "ci_low": None, "ci_high": None, "n_prompts": None}
-    return {"source": None, "speedup": None, "ci_low": None, "ci_high": None, "n_prompts": None}
+def _blocking(value: object) -> list[dict[str, str]]:
+    """advisor/decide/blocking.py's list, each item with its five texts as strings ('' where absent)."""
+    keys = ("code", "reason", "remedy", "reason_zh", "remedy_zh")
+    items = value if isinstance(value, list | tuple) else []
+    return [{k: str(item.get(k) or "") for k in keys} for item in items if isinstance(item, Mapping)]
 
 
 def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:

@@ -7,7 +7,8 @@ EN: dict[str, str] = {
     "cli.check_status": "Check {status}: {message}",
     "cli.nothing_measured": "nothing was measured",
     "cli.baseline": "decode {tok_s}, MBU {mbu}, bottleneck {bottleneck}",
-    "cli.acceptance": "acceptance {rate}, mean length {length}, repeat inflation {inflation}",
+    "cli.acceptance": ("acceptance step ({settings}): {rate} of drafted tokens accepted, mean length {length}, "
+                       "repeat inflation {inflation}"),
     "cli.ab": "A/B speedup {speedup} [{low}, {high}] over {n} prompt pairs",
     "cli.ab_fresh": " (ON server started fresh)",
     "cli.pairs": "pairs",
@@ -103,7 +104,8 @@ ZH: dict[str, str] = {
     "cli.check_status": "检查{status}：{message}",
     "cli.nothing_measured": "没有测量任何内容",
     "cli.baseline": "解码 {tok_s}，MBU {mbu}，瓶颈 {bottleneck}",
-    "cli.acceptance": "接受率 {rate}，平均长度 {length}，重复虚高 {inflation}",
+    "cli.acceptance": ("接受率步骤（{settings}）：起草的 token 中 {rate} 被接受，平均长度 {length}，"
+                       "重复虚高 {inflation}"),
     "cli.ab": "A/B 加速 {speedup} [{low}, {high}]，共 {n} 组提示词对",
     "cli.ab_fresh": "（开启推测的服务器为新启动）",
     "cli.pairs": "对",

@@ -61,6 +61,7 @@ def test_a_saved_choice_beats_the_locale(qtbot, monkeypatch) -> None:  # type: i
 
 @pytest.mark.parametrize(("rule_id", "case"), ALL_CASES, ids=[f"{r}:{c['name']}" for r, c in ALL_CASES])
 def test_every_rule_text_reads_in_chinese_in_the_window(qtbot, rule_id, case) -> None:  # type: ignore[no-untyped-def]
+    from advisor.report.blocking_text import blocking_items, other_because
     from ui.run_folder import RunData
     from ui.strings import set_language
     from ui.verdict_view import VerdictView
@@ -72,14 +73,16 @@ def test_every_rule_text_reads_in_chinese_in_the_window(qtbot, rule_id, case) ->
     qtbot.addWidget(view)
     set_language("zh")
     view.show_run(RunData(Path("."), Evidence(), verdict), report)
-    sections = (view.because, view.warnings, view.caveats, view.alternatives)
+    sections = (view.because, view.blocking, view.warnings, view.caveats, view.alternatives)
     shown = [label.text() for section in sections for label in section.labels]
-    assert len(shown) == sum(len(verdict[k]) for k in ("because", "warnings", "caveats", "alternatives"))
+    # the reasons the blocking list states (with their remedies) are not repeated under "why"
+    expected = len(other_because(verdict, "zh")) + len(blocking_items(verdict, "zh")) + bool(verdict["assumptions"])
+    assert len(shown) == expected + sum(len(verdict[k]) for k in ("warnings", "caveats", "alternatives"))
     for line in shown:
         assert CJK.search(line), f"English left in the Chinese window: {line}"
     set_language("en")
     view.retranslate()
-    assert [label.text() for label in view.because.labels] == [f"•  {b}" for b in verdict["because"]]
+    assert [label.text() for label in view.because.labels] == [f"•  {b}" for b in other_because(verdict, "en")]
 
 
 def test_results_table_and_prior_line(window, saved_run: Path) -> None:  # type: ignore[no-untyped-def]

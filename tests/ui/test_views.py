@@ -105,3 +105,30 @@ def test_history_lists_and_compares_two_runs(qtbot, saved_run: Path, tmp_path: P
     view.open_button.click()
     assert opened and opened[0].run_dir.name == "run-a"
     assert load_run(tmp_path / "run-a").is_demo
+
+
+def test_verdict_view_lists_every_withholding_reason(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from advisor.evidence.codec import encode
+    from tests.test_decide_blocking import _failing_run, _verdict_of
+
+    run = _failing_run(gpu=False)
+    verdict = _verdict_of(run)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "evidence.json").write_text(json.dumps(encode(run)), encoding="utf-8")
+    (folder / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    assert window.open_path(str(folder))
+    view = window.verdict_view
+    shown = [label.text() for label in view.blocking.labels]
+    assert len(shown) == 3 and view.blocking.isVisibleTo(view)
+    for line, item in zip(shown, verdict["blocking"], strict=True):
+        assert item["reason"] in line and item["remedy"] in line
+    # the one headline the CLI and the report show: the measured A/B, named so
+    assert view.speedup.text().startswith("Measured speedup 1.53×")
+    # nothing confirmed: the measured settings to try, copyable, under that label
+    assert view.flags.title.text() == "Measured, not confirmed — try" and view.flags.copy.isEnabled()
+    assert view.flags.command == verdict["try_flags"]["command"]
+    window.set_language("zh")
+    assert verdict["blocking"][0]["remedy_zh"] in view.blocking.labels[0].text()
+    assert view.flags.title.text() == "已测量、未确认——可以试试"
+    window.set_language("en")
