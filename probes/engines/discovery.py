@@ -14,7 +14,7 @@ import httpx
 
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError, EngineInfo
-from probes.engines.http import make_client, scrub
+from probes.engines.http import make_client, scrub, status_of
 from probes.engines.listening import listening
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.urls import DEFAULT_PORTS, BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
@@ -76,7 +76,7 @@ def identify(url: str, *, timeout_s: float = 3.0, api_key: str | None = None) ->
     with make_client(base, timeout_s, key) as client:
         client.event_hooks["response"].append(note)
         try:
-            client.get(base + "/")
+            status_of(client, base + "/")  # the hook notes 401/403; the body is not read
         except httpx.ConnectError:
             return Discovered(base, None, Unavailable("unreachable", "connection refused: nothing listens there"))
         except httpx.TimeoutException:
