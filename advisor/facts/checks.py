@@ -21,6 +21,7 @@ _FRACTION_UNIT = "0..1"
 # Every numeric fact is a count, a size, a time, a speed or a ratio: none can be negative, except a margin.
 _SMALLEST = 0.0
 _SIGNED = frozenset({"vram.headroom_after_draft_gib"})  # below 0: the draft needs more VRAM than is free
+FRACTION_UNIT, SIGNED_FACTS = _FRACTION_UNIT, _SIGNED  # what rule thresholds are checked against too
 
 
 def _ranges(facts: Mapping[str, object], origin: str) -> None:
