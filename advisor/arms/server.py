@@ -23,6 +23,7 @@ from types import TracebackType
 
 import httpx
 
+from advisor.arms.modelfile import require_gguf
 from advisor.errors import UserError
 from advisor.recommend.llamacpp import DraftPlacement, SpecSettings, UnsupportedSpec
 from advisor.recommend.llamacpp import spec_args as llamacpp_spec_args
@@ -185,8 +186,7 @@ class ManagedServer:
 
     def start(self, timeout_s: float = 120.0) -> ManagedServer:
         """Launch and wait until `/health` answers 200 (503 means still loading)."""
-        if not self.config.model.is_file():
-            raise UserError(f"model file not found: {self.config.model}")
+        require_gguf(self.config.model, "model")
         log.info("starting %s", " ".join(self.argv))
         if not os.access(self.argv[0], os.X_OK):
             raise EngineStartError(f"cannot run {self.argv[0]}: not an executable file")

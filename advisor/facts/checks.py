@@ -55,6 +55,11 @@ def _decision(facts: Mapping[str, object], origin: str) -> None:
     # CI cannot lie above the smallest worthwhile speedup (that is a clear, worthwhile gain).
     if decision == "ENABLE" and ci_low is not None and ci_low <= 1.0:
         raise FactsError(f"{origin}: 'ab.decision' is ENABLE but 'ab.ci_low' = {ci_low:g} is not above 1")
+    if decision in ("ENABLE", "SKIP"):  # a decision is read off a measured speedup and its CI: all three exist
+        for name in ("ab.speedup", "ab.ci_low", "ab.ci_high"):
+            if facts.get(name) is None:
+                raise FactsError(f"{origin}: 'ab.decision' is {decision} but '{name}' is missing or null; an A/B "
+                                 "decision comes with its measured speedup and 95% CI")
     worthwhile = 1.0 + default_policy().ab.margin
     if decision == "SKIP" and ci_low is not None and ci_low > worthwhile:
         raise FactsError(f"{origin}: 'ab.decision' is SKIP but the whole CI (from {ci_low:g}"

@@ -126,7 +126,12 @@ def scan_loopback(
 
 
 class EngineConnectError(Exception):
-    """A user-given engine URL cannot be used; the message says why in plain words."""
+    """A user-given engine URL cannot be used; the message says why in plain words, `reason` in one word
+    ("permission" when the server wants an API key or refused the one sent: not a server that is down)."""
+
+    def __init__(self, message: str, reason: str = "error") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def connect(
@@ -151,8 +156,9 @@ def connect(
     if found.info is None:
         problem = found.problem or Unavailable("error", "unknown")
         if problem.reason == "permission":
-            raise EngineConnectError(f"{base}: {problem.detail}")
-        raise EngineConnectError(f"no usable LLM engine at {base}: {problem.detail or problem.reason}")
+            raise EngineConnectError(f"{base} wants an API key: {problem.detail}", reason="permission")
+        raise EngineConnectError(f"no usable LLM engine at {base}: {problem.detail or problem.reason}",
+                                 reason=problem.reason)
     for cls in adapter_classes():
         if getattr(cls, "kind", None) == found.info.kind:
             adapter: EngineAdapter = cls(base, api_key=key)
