@@ -27,13 +27,15 @@ _REPLACE_BACKOFF_S = 0.05
 
 
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int = 0o600) -> Path:
-    """Write `data` to `path` atomically (str is encoded as UTF-8); returns the final path.
+    """Write `data` to `path` atomically (str is encoded as UTF-8, lone surrogates escaped); returns the final path.
 
     The file gets permissions `mode` (0600 by default: reports and databases hold details of the
     user's machine). Raises `OSError` when the folder is missing or read-only; the target is untouched.
     """
     given = Path(path)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    # a lone surrogate (from a file name that is not UTF-8, or a "\udcff" in some JSON) cannot be UTF-8: it is
+    # written as the text \udcff rather than failing the whole write
+    payload = data.encode("utf-8", errors="backslashreplace") if isinstance(data, str) else data
     target = _resolve(given)
     if target is None:
         _write_through(given, payload)

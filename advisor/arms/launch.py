@@ -15,6 +15,7 @@ from pathlib import Path
 from advisor.arms.arms import Arm, ArmName, Arms
 from advisor.arms.budget import plan_arms
 from advisor.arms.draft import check_tokenizers, draft_need, plan_draft
+from advisor.arms.modelfile import require_gguf
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import CheckConfig
 from advisor.decide.policy import default_policy
@@ -41,8 +42,7 @@ MANAGED_CTX_PER_SLOT = 2048
 def resolve_model(config: CheckConfig) -> Path:
     """The target model: the user's GGUF, else the bundled demo model."""
     if config.model is not None:
-        if not config.model.is_file():
-            raise UserError(f"model file not found: {config.model}")
+        require_gguf(config.model, "model")
         return config.model
     demo = demo_model_path()
     if demo is None:
@@ -97,8 +97,7 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
     model = resolve_model(config)
     pair = None
     if config.draft_model is not None:
-        if not config.draft_model.is_file():
-            raise UserError(f"draft model file not found: {config.draft_model}")
+        require_gguf(config.draft_model, "draft model")
         pair = check_tokenizers(model, config.draft_model)  # before any server starts
     if margin_gib is None:
         margin_gib = default_policy().arms.dual_margin_gib
@@ -179,6 +178,11 @@ def attach(config: CheckConfig) -> Arms:
     try:
         adapters = [connect(u, allow_remote=config.allow_remote, api_key=config.api_key) for u in urls]
     except EngineConnectError as exc:
+        if exc.reason == "permission":  # it answered: it is running, and wants a key (or refused this one)
+            from advisor.cli.api_key import ENV_VAR  # the variable's one home
+
+            raise UserError(str(exc), hint=f"give the key with --api-key-file FILE, {ENV_VAR} or "
+                                           "http://KEY@host:port") from exc
         raise UserError(str(exc), hint="is the engine running? `spec-advisor probe` lists what it finds") from exc
     states = [_spec_active(a) for a in adapters]
     if len(adapters) == 1:

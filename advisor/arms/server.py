@@ -23,9 +23,11 @@ from types import TracebackType
 
 import httpx
 
+from advisor.arms.modelfile import require_gguf
 from advisor.errors import UserError
 from advisor.recommend.llamacpp import DraftPlacement, SpecSettings, UnsupportedSpec
 from advisor.recommend.llamacpp import spec_args as llamacpp_spec_args
+from probes.engines.http import make_client, status_of
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary
 from probes.engines.llamacpp.placement import PLACEMENT_VERBOSITY, Placement, read_placement
 
@@ -184,8 +186,7 @@ class ManagedServer:
 
     def start(self, timeout_s: float = 120.0) -> ManagedServer:
         """Launch and wait until `/health` answers 200 (503 means still loading)."""
-        if not self.config.model.is_file():
-            raise UserError(f"model file not found: {self.config.model}")
+        require_gguf(self.config.model, "model")
         log.info("starting %s", " ".join(self.argv))
         if not os.access(self.argv[0], os.X_OK):
             raise EngineStartError(f"cannot run {self.argv[0]}: not an executable file")
@@ -206,7 +207,7 @@ class ManagedServer:
 
     def _wait_healthy(self, timeout_s: float) -> None:
         deadline = time.monotonic() + timeout_s
-        with httpx.Client(timeout=2.0, trust_env=False) as client:
+        with make_client(self.base_url, 2.0) as client:
             while time.monotonic() < deadline:
                 if self._proc is not None and self._proc.poll() is not None:
                     raise EngineStartError(
@@ -214,7 +215,7 @@ class ManagedServer:
                         hint=f"its log ends with:\n{self.log_tail()}",
                     )
                 with contextlib.suppress(httpx.HTTPError):
-                    if client.get(f"{self.base_url}/health").status_code == 200:
+                    if status_of(client, f"{self.base_url}/health") == 200:
                         return
                 time.sleep(0.2)
         raise EngineStartError(

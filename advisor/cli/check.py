@@ -13,6 +13,7 @@ from types import FrameType
 
 from advisor import jsonout, lang
 from advisor.arms.draft import check_tokenizers
+from advisor.arms.modelfile import require_gguf
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
@@ -125,6 +126,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         known = held_out_categories or sorted({p.category for p in load_library()})
         mix = tuple(normalise(parse_mix(args.mix), known).items())
     if args.model is not None:
+        require_gguf(args.model, "model")  # a Hugging Face folder is named as one, not "not found"
         read_model(args.model)  # a missing, truncated or non-GGUF file is reported now, not after a launch
     if args.draft_model is not None:
         read_model(args.draft_model)  # the same checks as the target's: a pipe or a corrupt header stops here

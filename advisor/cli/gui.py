@@ -10,9 +10,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from advisor.cli.display import display_problem
 from advisor.errors import UserError
 from advisor.report.strings import text
 
@@ -55,6 +57,20 @@ def run(args: argparse.Namespace) -> int:
                 print(text(lang, "gui.no_display_hint"), file=sys.stderr)
                 return 0
             raise UserError(text(lang, "gui.no_display"), hint=text(lang, "gui.no_display_hint"))
+    if args.screenshot is not None:
+        _check_screenshot(args.screenshot.expanduser())
+    unusable = display_problem(os.environ)
+    if unusable is not None:  # Qt would abort (exit 134) on a display nobody answers at: say so first
+        if args.screenshot is not None:
+            os.environ["QT_QPA_PLATFORM"] = "offscreen"  # a PNG needs no screen
+        else:
+            lang = message_language(args, os.environ)
+            message = text(lang, "gui.display_unusable", display=unusable[0], why=unusable[1])
+            if getattr(args, "bare", False):  # plain `spec-advisor`: as without a display, say so and end
+                print(message, file=sys.stderr)
+                print(text(lang, "gui.display_hint"), file=sys.stderr)
+                return 0
+            raise UserError(message, hint=text(lang, "gui.display_hint"))
     try:
         from ui import app
     except ImportError as exc:  # PySide6 or pyqtgraph missing: a clear message, not a traceback
@@ -64,9 +80,29 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"no run folder at {args.open}", hint="see `spec-advisor history` for past runs")
     if args.open:
         _check_run(Path(args.open).expanduser())
-    if args.screenshot is not None and not args.screenshot.expanduser().resolve().parent.is_dir():
-        raise UserError(f"cannot write {args.screenshot}: its folder does not exist")
-    return app.run(lang=args.lang, open_dir=args.open, view=args.view, shot=args.screenshot)
+    code = app.run(lang=args.lang, open_dir=args.open, view=args.view, shot=args.screenshot)
+    if args.screenshot is not None and code != 0:
+        raise UserError(f"could not save the screenshot to {args.screenshot}",
+                        hint="check the folder is writable and the name ends in .png")
+    return code
+
+
+def _check_screenshot(path: Path) -> None:
+    """A PNG can be written at `path`: not a folder, in a folder that exists and is writable."""
+    if path.is_dir():
+        raise UserError(f"cannot write the screenshot to {path}: it is a folder",
+                        hint=f"give a file name, e.g. {path / 'window.png'}")
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise UserError(f"cannot write {path}: its folder does not exist")
+    try:  # a real write, not os.access: root passes access() on a read-only mount or /proc
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".spec-advisor-shot-"):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: its folder {folder} is not writable ({exc.strerror or exc})",
+                        hint="choose a folder you can write to") from None
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UserError(f"cannot write {path}: the file is not writable", hint="choose another file name")
 
 
 def _check_run(path: Path) -> None:

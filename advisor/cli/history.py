@@ -11,6 +11,7 @@ from advisor.errors import UserError
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
 from advisor.report.strings import text
+from advisor.termsafe import terminal_safe
 
 MAX_LIMIT = 1_000_000  # SQLite LIMIT takes a 64-bit integer; nobody keeps a million runs
 _MARK = {"regression": "▼", "improvement": "▲", "change": "•"}
@@ -32,8 +33,9 @@ def _cells(cell: str) -> int:
 def _table(runs: list[RunSummary], language: str = "en") -> str:
     header = tuple(text(language, f"history.{k}") for k in ("run", "created", "status", "verdict", "engine",
                                                             "model", "gpu"))
-    rows = [header, *[(r.run_id, r.created_utc[:19].replace("T", " "), r.status, r.verdict or "—",
-                       r.engine or "—", r.model or "—", r.gpu or "—") for r in runs]]
+    rows = [header, *[tuple(terminal_safe(str(c)) for c in (  # escapes counted in the column widths too
+        r.run_id, r.created_utc[:19].replace("T", " "), r.status, r.verdict or "—", r.engine or "—", r.model or "—",
+        r.gpu or "—")) for r in runs]]
     widths = [max(_cells(row[i]) for row in rows) for i in range(len(header))]
     return "\n".join("  ".join(cell + " " * (w - _cells(cell)) for cell, w in zip(row, widths, strict=True)).rstrip()
                      for row in rows)
@@ -63,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{_MARK[d.kind]} {text(language, 'history.' + d.kind):<11} {d.message}")
             return 0
         runs = store.list_runs(args.limit)
+        if store.damaged:
+            print("spec-advisor: " + text(language, "history.damaged", n=len(store.damaged),
+                                          ids=", ".join(store.damaged[:10])), file=sys.stderr)
     if args.json:
         jsonout.dump({"runs": [dataclasses.asdict(r) for r in runs]}, sys.stdout)
     else:

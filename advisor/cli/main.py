@@ -7,6 +7,7 @@ is there.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import logging
 import os
@@ -19,6 +20,7 @@ from typing import NoReturn
 from advisor import __version__
 from advisor.errors import UserError
 from advisor.redact import install_log_redaction
+from advisor.termsafe import safe_stdio
 
 EXIT_OK = 0
 EXIT_USER_ERROR = 2
@@ -96,9 +98,11 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `spec-advisor` console script; returns the process exit code."""
+    _degrade_stdio()
     try:
-        code = _main(list(sys.argv[1:] if argv is None else argv))
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
+        with safe_stdio():  # no engine or model string can drive the terminal (advisor/termsafe.py)
+            code = _main(list(sys.argv[1:] if argv is None else argv))
+            sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's own flush at exit
         return code
     except BrokenPipeError:
         if not _stdout_reader_gone():
@@ -107,6 +111,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         # stdout at /dev/null so the interpreter's final flush does not complain about the pipe again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+
+
+def _degrade_stdio() -> None:
+    """Output the terminal cannot show degrades to escapes instead of a UnicodeEncodeError traceback: Chinese
+    text on an ASCII or Latin-1 console (PYTHONIOENCODING=ascii, LANG=C on old systems), a lone surrogate from
+    a file name that is not UTF-8, anywhere."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # a replaced stream (tests, pythonw) may lack it
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):  # closed or detached: nothing is printed there
+                reconfigure(errors="backslashreplace")
 
 
 def _stdout_reader_gone() -> bool:

@@ -52,8 +52,8 @@ def engine_report(url: str, allow_remote: bool, api_key: str | None = None) -> d
         hints = {"unreachable": "is the engine running, and on this port?",
                  "bad-response": "point --engine-url at the engine's own port (llama-server defaults to 8080)",
                  "permission": f"give the key with --api-key-file, {ENV_VAR} or http://KEY@host:port"}
-        raise UserError(f"no LLM engine at {base}: {problem.detail or problem.reason}",
-                        hint=hints.get(problem.reason, ""))
+        what = f"{base} wants an API key" if problem.reason == "permission" else f"no LLM engine at {base}"
+        raise UserError(f"{what}: {problem.detail or problem.reason}", hint=hints.get(problem.reason, ""))
     plain = to_jsonable(found.info)
     assert isinstance(plain, dict)
     return plain

@@ -10,6 +10,7 @@ from typing import TextIO
 from advisor.events import Event, Progress, QualityWarning, StepDone, StepStarted
 from advisor.report.strings import TABLES, progress_text, step_warning, text
 from advisor.run.eta import EtaTracker, estimate_line
+from advisor.termsafe import CLEAR_LINE, terminal_safe, write_control
 
 
 class ProgressPrinter:
@@ -34,7 +35,8 @@ class ProgressPrinter:
             self._line(f"[{event.index}/{event.total}] {title} — {self.overall()}")
         elif isinstance(event, Progress) and self._live:
             unit = progress_text(self.lang, event)
-            self.stream.write(f"\r\033[K      {event.done}/{event.total} {unit[:40]:<40} {self.overall()}")
+            write_control(self.stream, CLEAR_LINE)
+            self.stream.write(terminal_safe(f"      {event.done}/{event.total} {unit[:40]:<40} {self.overall()}"))
             self.stream.flush()
         elif isinstance(event, QualityWarning):
             self._line(f"      ! {step_warning(self.lang, event.message)}")
@@ -46,6 +48,6 @@ class ProgressPrinter:
 
     def _line(self, text: str) -> None:
         if self._live:
-            self.stream.write("\r\033[K")
-        self.stream.write(text + "\n")
+            write_control(self.stream, CLEAR_LINE)
+        self.stream.write(terminal_safe(text) + "\n")  # names and warnings may come from the engine
         self.stream.flush()

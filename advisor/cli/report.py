@@ -15,7 +15,7 @@ from advisor.errors import UserError
 from advisor.evidence.io import evidence_from_json, evidence_path, read_json_file
 from advisor.facts.checks import load_facts_file
 from advisor.facts.from_evidence import facts_from_evidence
-from advisor.report.model import build_report, validate_report
+from advisor.report.model import DAMAGED_SHAPE, build_report, validate_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
@@ -43,14 +43,19 @@ def _verdict_for(facts: Mapping[str, Any]) -> dict[str, Any]:
 
 def build_from_args(args: argparse.Namespace) -> dict[str, Any]:
     """The canonical report for the command's source (a report.json is re-rendered as it is)."""
+    return _source(args)[0]
+
+
+def _source(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
+    """The report, and whether it was read from a report.json (a file the user may have edited)."""
     if args.facts is not None:
         facts = load_facts_file(args.facts)
-        return build_report(None, facts, _verdict_for(facts), include_prompts=args.include_prompts)
+        return build_report(None, facts, _verdict_for(facts), include_prompts=args.include_prompts), False
     path: Path = args.run_dir
     file = evidence_path(path)
     data = read_json_file(file, what="an evidence file or a report")
     if isinstance(data, dict) and "report_schema_version" in data:
-        return validate_report(data)
+        return validate_report(data), True
     evidence = evidence_from_json(data, origin=str(file))
     facts = facts_from_evidence(evidence)
     saved = file.parent / "verdict.json"
@@ -60,19 +65,26 @@ def build_from_args(args: argparse.Namespace) -> dict[str, Any]:
             raise UserError(f"{saved} is not a verdict object")
     else:
         verdict = _verdict_for(facts)
-    return build_report(evidence, facts, verdict, include_prompts=args.include_prompts)
+    return build_report(evidence, facts, verdict, include_prompts=args.include_prompts), False
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the report and write it atomically (or print it)."""
     fmt = args.format or (_SUFFIX_FORMAT.get(args.output.suffix.lower(), "html") if args.output else "html")
-    report = build_from_args(args)
-    if fmt == "html":
-        text = render_html(report, lang.resolve(args.lang))
-    elif fmt == "md":
-        text = render_markdown(report, lang.resolve(args.lang))
-    else:
-        text = render_json(report)
+    report, from_file = _source(args)
+    try:
+        if fmt == "html":
+            text = render_html(report, lang.resolve(args.lang))
+        elif fmt == "md":
+            text = render_markdown(report, lang.resolve(args.lang))
+        else:
+            text = render_json(report)
+    except DAMAGED_SHAPE as exc:
+        if not from_file:
+            raise  # a report this run built: a bug, not the user's file
+        raise UserError(f"the report {args.run_dir} is damaged or was edited by hand ({type(exc).__name__}: "
+                        f"{str(exc)[:120]})", hint="write it again with `spec-advisor report RUN --format json`, "
+                                                   "or report from the run folder") from None
     if args.output is None or str(args.output) == "-":
         sys.stdout.write(text)
         return 0

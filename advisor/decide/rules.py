@@ -24,6 +24,7 @@ from advisor.decide.policy import (
     read_rule_text,
 )
 from advisor.decide.text import placeholders
+from advisor.decide.values import condition_problem, threshold_problem
 from advisor.errors import UserError
 from advisor.facts.specs import FACT_SPECS, suggest
 
@@ -314,8 +315,25 @@ def parse_rule_file(text: str, source: str, policy: Policy) -> RuleFile:
     refs = data.get("references") or []
     heads = {k: str(data.get(k, "")) for k in HEAD_TEXTS}
     zh = {f"{k}_zh": _translation(rid, k, heads[k], data.get(f"{k}_zh"), known) for k in HEAD_TEXTS}
-    return RuleFile(rid, heads["question"], thresholds, branches, source, what=heads["what"], why=heads["why"],
+    for name, value in thresholds.items():
+        if (problem := threshold_problem(value)) is not None:
+            raise _fail(f"{source} [thresholds] {name}", problem)
+    rule = RuleFile(rid, heads["question"], thresholds, branches, source, what=heads["what"], why=heads["why"],
                     references=tuple(str(r) for r in refs if isinstance(r, str)), notes=notes(text), **zh)
+    _check_values(rule, policy, source)
+    return rule
+
+
+def _check_values(rule: RuleFile, policy: Policy, source: str) -> None:
+    """Every condition's value against its fact's type and range, thresholds and policy values resolved."""
+    values = {**rule.thresholds, **{POLICY_REF + k: v for k, v in flat_values(policy).items()}}
+    for b in rule.branches:
+        for c in b.conditions:
+            if c.op in UNARY_OPS:
+                continue
+            problem = condition_problem(c.fact, c.op, c.value, values.__getitem__)
+            if problem is not None:
+                raise _fail(f"{source} [{rule.id}/{b.id}] {c.fact} {c.op} {c.value!r}", problem)
 
 
 def untranslated(rules: RuleSet) -> list[str]:
@@ -363,7 +381,7 @@ def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
     return out
 
 
-def _apply_thresholds(files: dict[str, RuleFile], path: Path) -> None:
+def _apply_thresholds(files: dict[str, RuleFile], path: Path, policy: Policy) -> None:
     data = _toml(_read_text(path), str(path))
     for rid, table in data.items():
         if rid not in files or not isinstance(table, dict):
@@ -377,8 +395,11 @@ def _apply_thresholds(files: dict[str, RuleFile], path: Path) -> None:
                     isinstance(value, int | float) and isinstance(merged[name], int | float)
                     and not isinstance(value, bool)):
                 raise _fail(f"{path} [{rid}]", f"threshold '{name}' must be like {merged[name]!r}")
+            if (problem := threshold_problem(value)) is not None:
+                raise _fail(f"{path} [{rid}] {name}", problem)
             merged[name] = value
         files[rid] = replace(rule, thresholds=merged)
+        _check_values(files[rid], policy, str(path))
 
 
 def _check_graph(files: Mapping[str, RuleFile], root: str) -> None:
@@ -389,15 +410,29 @@ def _check_graph(files: Mapping[str, RuleFile], root: str) -> None:
             if b.next is not None and b.next not in files:
                 raise _fail(f"{rule.id}/{b.id}", f"next = '{b.next}' is not a rule id{suggest(b.next, files)}")
 
-    def visit(rid: str, path: tuple[str, ...]) -> None:
-        if rid in path:
-            raise _fail("rules", "cycle: " + " → ".join((*path, rid)))
-        for b in files[rid].branches:
-            if b.next is not None:
-                visit(b.next, (*path, rid))
-
-    for rid in files:
-        visit(rid, ())
+    # Depth-first with an explicit stack, not recursion: a chain of 3,000 questions is long, not an error.
+    done: set[str] = set()
+    for start in files:
+        if start in done:
+            continue
+        path: list[str] = []
+        on_path: set[str] = set()
+        stack: list[tuple[str, bool]] = [(start, False)]
+        while stack:
+            rid, leaving = stack.pop()
+            if leaving:
+                path.pop()
+                on_path.discard(rid)
+                done.add(rid)
+                continue
+            if rid in on_path:
+                raise _fail("rules", "cycle: " + " → ".join((*path[path.index(rid):], rid)))
+            if rid in done:
+                continue
+            path.append(rid)
+            on_path.add(rid)
+            stack.append((rid, True))
+            stack.extend((b.next, False) for b in reversed(files[rid].branches) if b.next is not None)
 
 
 def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> RuleSet:
@@ -415,6 +450,6 @@ def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> Rule
     if use_user:
         files.update(_read_dir(user.iterdir(), policy))  # same id replaces the built-in question
         if (user / "thresholds.toml").exists() or (user / "thresholds.toml").is_symlink():
-            _apply_thresholds(files, user / "thresholds.toml")
+            _apply_thresholds(files, user / "thresholds.toml", policy)
     _check_graph(files, ROOT_ID)
     return RuleSet(ROOT_ID, files, policy, load_remedies(base / REMEDIES_FILE, policy))

@@ -59,17 +59,17 @@ def _when(b: Branch, lang: str = "en") -> str:
 
 
 def _order(rules: RuleSet) -> list[str]:
+    # pre-order depth-first with an explicit stack: a chain thousands of questions deep is no RecursionError
     seen: list[str] = []
-
-    def visit(rid: str) -> None:
-        if rid in seen:
-            return
+    known: set[str] = set()
+    stack = [rules.root]
+    while stack:
+        rid = stack.pop()
+        if rid in known:
+            continue
         seen.append(rid)
-        for b in rules.files[rid].branches:
-            if b.next is not None:
-                visit(b.next)
-
-    visit(rules.root)
+        known.add(rid)
+        stack.extend(b.next for b in reversed(rules.files[rid].branches) if b.next is not None)
     return seen + sorted(r for r in rules.files if r not in seen)  # unreachable files still get listed
 
 

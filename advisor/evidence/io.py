@@ -60,9 +60,16 @@ def evidence_from_json(data: Any, *, origin: str = "evidence") -> Evidence:
     version = data["schema_version"]
     if version == 1:
         data = upgrade_schema_1(data)
-    elif version != SCHEMA_VERSION:
+    elif isinstance(version, int) and not isinstance(version, bool) and version > SCHEMA_VERSION:
         raise EvidenceError(f"{origin} has evidence schema {version!r}; this version reads 1 and {SCHEMA_VERSION}",
                             hint="update spec-advisor to read runs written by a newer release")
+    elif isinstance(version, int) and not isinstance(version, bool) and version < 1:
+        raise EvidenceError(f"{origin} has evidence schema {version!r}, older than any spec-advisor release "
+                            f"wrote (1 is the first); it is not supported",
+                            hint="measure again with `spec-advisor check`; no update reads it")
+    elif version != SCHEMA_VERSION:
+        raise EvidenceError(f"{origin} has an invalid evidence schema {_shown(version)}; this version reads 1 "
+                            f"and {SCHEMA_VERSION}", hint="the file is damaged or was not written by spec-advisor")
     steps_raw = data.get("steps")
     body = {k: v for k, v in data.items() if k != "steps"}
     evidence = decode(Evidence, body, origin)
@@ -70,6 +77,11 @@ def evidence_from_json(data: Any, *, origin: str = "evidence") -> Evidence:
         raise EvidenceError(f"{origin}.steps: expected an object, got {type(steps_raw).__name__}")
     steps = {str(sid): _step(str(sid), raw, f"{origin}.steps.{sid}") for sid, raw in (steps_raw or {}).items()}
     return replace(evidence, steps=steps)
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _step(step_id: str, raw: Any, path: str) -> StepRecord:

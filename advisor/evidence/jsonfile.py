@@ -4,6 +4,7 @@ importing the evidence schema (most of the package; `spec-advisor decide --facts
 from __future__ import annotations
 
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ def read_json_file(path: Path, *, what: str, max_bytes: int = MAX_EVIDENCE_BYTES
     except OSError as exc:
         raise EvidenceError(f"cannot read {path}: {exc.strerror or exc}") from exc
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return without_lone_surrogates(json.loads(text, object_pairs_hook=_unique_keys))
     except json.JSONDecodeError as exc:
         raise EvidenceError(f"{path} is not valid JSON: {exc}") from None
     except _DuplicateKey as exc:
@@ -42,6 +43,37 @@ def read_json_file(path: Path, *, what: str, max_bytes: int = MAX_EVIDENCE_BYTES
         raise EvidenceError(f"{path} is not usable JSON: nested too deeply") from None
     except ValueError:  # Python refuses integers of more than 4300 digits
         raise EvidenceError(f"{path} is not usable JSON: a number has thousands of digits") from None
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # json decodes a valid pair into one character: any left is lone
+
+
+def _clean(text: str) -> str:
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
+def without_lone_surrogates(doc: Any) -> Any:
+    """`doc` with every lone surrogate (`"\\udcff"` is valid JSON, but no UTF-8 file, terminal or database can
+    hold it) in its strings and keys replaced by U+FFFD; containers are edited in place, without recursion."""
+    if isinstance(doc, str):
+        return _clean(doc)
+    stack = [doc]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            for key in [k for k in node if isinstance(k, str) and not k.isascii()]:
+                node[_clean(key)] = node.pop(key)
+            items = node.items()
+        elif isinstance(node, list):
+            items = enumerate(node)  # type: ignore[assignment]
+        else:
+            continue
+        for key, value in list(items):
+            if isinstance(value, str):
+                node[key] = _clean(value)
+            elif isinstance(value, dict | list):
+                stack.append(value)
+    return doc
 
 
 class _DuplicateKey(Exception):

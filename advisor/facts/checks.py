@@ -21,6 +21,7 @@ _FRACTION_UNIT = "0..1"
 # Every numeric fact is a count, a size, a time, a speed or a ratio: none can be negative, except a margin.
 _SMALLEST = 0.0
 _SIGNED = frozenset({"vram.headroom_after_draft_gib"})  # below 0: the draft needs more VRAM than is free
+FRACTION_UNIT, SIGNED_FACTS = _FRACTION_UNIT, _SIGNED  # what rule thresholds are checked against too
 
 
 def _ranges(facts: Mapping[str, object], origin: str) -> None:
@@ -54,6 +55,11 @@ def _decision(facts: Mapping[str, object], origin: str) -> None:
     # CI cannot lie above the smallest worthwhile speedup (that is a clear, worthwhile gain).
     if decision == "ENABLE" and ci_low is not None and ci_low <= 1.0:
         raise FactsError(f"{origin}: 'ab.decision' is ENABLE but 'ab.ci_low' = {ci_low:g} is not above 1")
+    if decision in ("ENABLE", "SKIP"):  # a decision is read off a measured speedup and its CI: all three exist
+        for name in ("ab.speedup", "ab.ci_low", "ab.ci_high"):
+            if facts.get(name) is None:
+                raise FactsError(f"{origin}: 'ab.decision' is {decision} but '{name}' is missing or null; an A/B "
+                                 "decision comes with its measured speedup and 95% CI")
     worthwhile = 1.0 + default_policy().ab.margin
     if decision == "SKIP" and ci_low is not None and ci_low > worthwhile:
         raise FactsError(f"{origin}: 'ab.decision' is SKIP but the whole CI (from {ci_low:g}"

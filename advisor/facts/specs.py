@@ -15,7 +15,7 @@ from typing import Literal
 
 from advisor.errors import UserError
 
-__all__ = ["FACT_SPECS", "FactSpec", "FactType", "FactsError", "suggest", "validate_facts"]
+__all__ = ["CHOICES", "FACT_SPECS", "FactSpec", "FactType", "FactsError", "suggest", "validate_facts"]
 
 FactType = Literal["float", "int", "bool", "str"]
 
@@ -200,6 +200,17 @@ _SPECS: tuple[FactSpec, ...] = (
 
 FACT_SPECS: dict[str, FactSpec] = {spec.name: spec for spec in _SPECS}
 
+# Facts with a closed set of values (the Literal types that produce them; tests/test_rule_values.py keeps the
+# two in step): any other value is a typo or a forgery, and "MAYBE" must not walk the tree as if it were one.
+CHOICES: dict[str, tuple[str, ...]] = {
+    "ab.decision": ("ENABLE", "SKIP", "INCONCLUSIVE"),          # advisor.evidence.steps.AbVerdict
+    "baseline.bottleneck": ("memory", "compute", "overhead"),  # advisor.evidence.steps.Bottleneck
+    "engine.flag_generation": ("new", "old", "unknown"),       # probes.engines.llamacpp.binary.Generation
+    "engine.split_mode": ("layer", "row", "tensor"),           # probes.engines.llamacpp.placement.SplitMode
+}
+# The largest whole number a fact may hold: beyond it a float cannot hold it exactly, and no count is that big.
+MAX_INT_FACT = 2**53
+
 
 def suggest(name: str, known: list[str] | Mapping[str, object]) -> str:
     """' (did you mean 'x'?)' for the closest known name, or '' when nothing is close."""
@@ -214,10 +225,16 @@ def _type_ok(type_: FactType, value: object) -> bool:
     if isinstance(value, bool):
         return False
     if type_ == "int":
-        return isinstance(value, int)
+        return isinstance(value, int) and abs(value) <= MAX_INT_FACT
     if type_ == "float":
-        return isinstance(value, int | float) and math.isfinite(float(value))
+        if isinstance(value, int):
+            return abs(value) <= MAX_INT_FACT  # float() of a 400-digit integer overflows
+        return isinstance(value, float) and math.isfinite(value)
     return isinstance(value, str)
+
+
+def _kind(type_: FactType) -> str:
+    return {"float": "a finite number", "int": "a whole number", "bool": "true or false"}.get(type_, type_)
 
 
 def _shown(value: object) -> str:
@@ -239,6 +256,10 @@ def validate_facts(facts: Mapping[str, object], *, origin: str = "facts") -> dic
         if value is None:
             continue  # null means "not measured": the same as leaving the fact out
         if not _type_ok(spec.type, value):
-            raise FactsError(f"{origin}: fact '{name}' must be {spec.type}, got {_shown(value)}")
+            raise FactsError(f"{origin}: fact '{name}' must be {_kind(spec.type)}, got {_shown(value)}")
+        choices = CHOICES.get(name)
+        if choices is not None and value not in choices:
+            raise FactsError(f"{origin}: fact '{name}' is {_shown(value)}; it can only be one of "
+                             f"{', '.join(choices)}{suggest(str(value), list(choices))}")
         out[name] = float(value) if spec.type == "float" else value  # type: ignore[arg-type]
     return out

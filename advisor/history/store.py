@@ -47,6 +47,11 @@ def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
+# What a damaged row raises when read: text that is not JSON (or nested past the parser's stack), a value of
+# the wrong SQL type (a number or blob where JSON text belongs).
+_DAMAGED = (ValueError, TypeError, RecursionError)
+
+
 def _dig(obj: Any, *keys: str) -> Any:
     for key in keys:
         if not isinstance(obj, Mapping):
@@ -62,6 +67,7 @@ class RunStore:
         self.path = Path(path) if path is not None else default_db_path()
         self._conn: sqlite3.Connection | None = None
         self._lock = threading.RLock()  # the recorder may live on a worker thread
+        self.damaged: list[str] = []  # ids of runs `list_runs` skipped because their row is not readable
 
     def __enter__(self) -> RunStore:
         self.open()
@@ -172,7 +178,14 @@ class RunStore:
                 " verdict_json FROM runs ORDER BY created_utc DESC, run_id DESC LIMIT ?",
                 (max(0, int(limit)),),
             ).fetchall()
-        return [self._summary(row) for row in rows]
+        runs: list[RunSummary] = []
+        self.damaged = []
+        for row in rows:
+            try:
+                runs.append(self._summary(row))
+            except _DAMAGED:  # one hand-edited or half-written row must not hide every other run
+                self.damaged.append(str(row[0]))
+        return runs
 
     def get_run(self, run_id: str) -> RunRecord | None:
         """Everything stored for `run_id`, or None when there is no such run."""
@@ -190,11 +203,16 @@ class RunStore:
                 " FROM steps s WHERE s.run_id = ? ORDER BY s.finished_utc",
                 (run_id,),
             ).fetchall()
-        steps = tuple(StepRecord(step=r[0], status=r[1], evidence=json.loads(r[2]), finished_utc=r[3],
-                                 units=int(r[4])) for r in step_rows)
-        return RunRecord(summary=self._summary(row[:7]), config=json.loads(row[7]),
-                         environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[8]),
-                         steps=steps)
+        try:
+            steps = tuple(StepRecord(step=r[0], status=r[1], evidence=json.loads(r[2]), finished_utc=r[3],
+                                     units=int(r[4])) for r in step_rows)
+            return RunRecord(summary=self._summary(row[:7]), config=json.loads(row[7]),
+                             environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[8]),
+                             steps=steps)
+        except _DAMAGED as exc:
+            raise StoreError(f"the history's record of run {run_id!r} is damaged ({type(exc).__name__}: "
+                             f"{str(exc)[:120]})", hint=f"its run folder, if kept, still has the evidence; "
+                                                         f"the history is {self.path}") from None
 
     def compare(self, run_a: str, run_b: str) -> list[Difference]:
         """What changed from run A (before) to run B (after); regressions first."""

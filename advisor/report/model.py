@@ -7,7 +7,6 @@ user opts in, prompts and model outputs are left out (they may be private or hos
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -93,8 +92,12 @@ def validate_report(obj: Any) -> dict[str, Any]:
         raise ReportSchemaError("this file is not a spec-advisor report (no report_schema_version)",
                                 hint="pass a report.json written by `spec-advisor report --format json`")
     version = obj["report_schema_version"]
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        raise ReportSchemaError(f"the report has an invalid report_schema_version: {version!r}")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ReportSchemaError(f"the report has an invalid report_schema_version: {str(version)[:40]!r}")
+    if version < 1:
+        raise ReportSchemaError(f"the report has report schema {version}, older than any spec-advisor release "
+                                "wrote (1 is the first); it is not supported",
+                                hint="write it again with `spec-advisor report RUN --format json`")
     if version > REPORT_SCHEMA_VERSION:
         raise ReportSchemaError(
             f"this report was written by a newer spec-advisor (report schema {version}, app "
@@ -102,20 +105,23 @@ def validate_report(obj: Any) -> dict[str, Any]:
             f"{REPORT_SCHEMA_VERSION} and older",
             hint="update spec-advisor to open it",
         )
-    for key, kind in (("verdict", dict), ("steps", list), ("facts", dict), ("environment", dict)):
+    for key, kind in (("verdict", dict), ("steps", list), ("facts", dict), ("environment", dict),
+                      ("headline", dict)):
         if not isinstance(obj.get(key), kind):
             raise ReportSchemaError(f"the report is damaged: {key!r} should be a {kind.__name__}")
+    if obj["verdict"].get("verdict") not in ("ENABLE", "SKIP", "INCONCLUSIVE"):
+        raise ReportSchemaError(f"the report is damaged: its verdict is {str(obj['verdict'].get('verdict'))[:40]!r}, "
+                                "not ENABLE, SKIP or INCONCLUSIVE")
     return obj
+
+
+# What a renderer raises on a report.json whose inner shape was edited by hand (a key gone, a list where a
+# number was, NaN where JSON has none): the renderers trust the shape `build_report` makes.
+DAMAGED_SHAPE = (KeyError, TypeError, AttributeError, IndexError, ValueError)
 
 
 def load_report(source: str | Path) -> dict[str, Any]:
     """Read and validate a report JSON file."""
-    try:
-        text = Path(source).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ReportSchemaError(f"cannot read the report {source}: {exc.strerror or exc}") from exc
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReportSchemaError(f"the report {source} is not valid JSON: {exc}") from exc
-    return validate_report(obj)
+    from advisor.evidence.jsonfile import read_json_file  # bounded, no pipes, lone surrogates replaced
+
+    return validate_report(read_json_file(Path(source), what="a report"))

@@ -28,16 +28,18 @@ from advisor.report.strings import (
     verdict_lines,
 )
 from advisor.report.tuner_text import tuner_sentences, tuner_table
+from advisor.termsafe import terminal_safe
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _VERDICT_MARK = {"ENABLE": "✅", "SKIP": "⛔", "INCONCLUSIVE": "❔"}
 
 
 def md_text(value: Any) -> str:
-    """Untrusted text made inert in Markdown: no raw HTML, no links, no table breaks, one line."""
-    s = str(value).replace("\\", "\\\\")
+    """The one Markdown sanitiser for untrusted text: no raw HTML, no links or images, no emphasis, headings or
+    table breaks, no control characters (shown as escapes), one line."""
+    s = terminal_safe(str(value).replace("\\", "\\\\"))
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    s = re.sub(r"([\[\]|*`!])", r"\\\1", s)
+    s = re.sub(r"([\[\]|*_~`!#])", r"\\\1", s)
     return " ".join(s.split())
 
 
@@ -51,7 +53,7 @@ def md_code(value: Any) -> str:
 
 
 def _code_block(lines: Sequence[str], lang: str = "sh") -> list[str]:
-    body = "\n".join(lines)
+    body = terminal_safe("\n".join(lines))  # engine and path text: no control characters in a copied command
     fence = "`" * max(3, max((len(r) for r in re.findall(r"`+", body)), default=0) + 1)
     return [f"{fence}{lang}", body, fence]
 
@@ -156,7 +158,7 @@ def _by_task_section(report: Mapping[str, Any], lang: str) -> list[str]:
               md_text(text(lang, f"by_task.{r['label']}")),
               f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"] for r in rows]
     header = [text(lang, f"by_task.{k}") for k in ("category", "pairs", "speedup", "ci", "label", "acceptance")]
-    return [f"### {text(lang, 'section.by_task')}", "", mix_line(task, lang), "", *_table(header, table), "",
+    return [f"### {text(lang, 'section.by_task')}", "", md_text(mix_line(task, lang)), "", *_table(header, table), "",
             f"*{text(lang, 'by_task.hint')}*", ""]
 
 
@@ -235,7 +237,7 @@ def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:
     """The whole report as Markdown in `lang` ("en" or "zh")."""
     validate_report(dict(report))
     run_bits = [f"{text(lang, 'meta.run')} {md_code(report['run_id'])}" if report.get("run_id") else "",
-                f"{text(lang, 'meta.created')} {report['created_utc']}"]
+                f"{text(lang, 'meta.created')} {md_text(report['created_utc'])}"]
     lines = [f"# {text(lang, 'title')}", "", text(lang, "subtitle"), "",
              " · ".join(b for b in run_bits if b), "",
              *_partial(report, lang), *_verdict_section(report, lang), *_results_section(report, lang),

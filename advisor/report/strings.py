@@ -5,7 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.report import strings_cli, strings_en, strings_progress, strings_verdict, strings_zh, warnings_zh
+from advisor.report import (
+    strings_cli,
+    strings_en,
+    strings_progress,
+    strings_trust,
+    strings_verdict,
+    strings_zh,
+    warnings_zh,
+)
 
 if TYPE_CHECKING:
     from advisor.events import Progress
@@ -16,6 +24,8 @@ TABLES: dict[str, dict[str, str]] = {"en": {**strings_en.STRINGS, **strings_cli.
                                      "zh": {**strings_zh.STRINGS, **strings_cli.ZH, **strings_progress.ZH}}
 TABLES["en"].update(strings_verdict.EN)  # the verdict's parts: blocking reasons, settings to try
 TABLES["zh"].update(strings_verdict.ZH)
+TABLES["en"].update(strings_trust.EN)  # messages about what the tool does not trust (bad answers, bad input)
+TABLES["zh"].update(strings_trust.ZH)
 _EN = TABLES["en"]
 
 

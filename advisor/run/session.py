@@ -309,10 +309,16 @@ class Session:
         verdict: dict[str, Any] | None = None
         if self.evidence.steps and self.rules is not None:
             self.evidence = replace(self.evidence, tuner=tuner_summary(self.evidence))
-            verdict, reconciliation = decide_evidence(self.evidence, self.rules)
-            if self.failure:  # the verdict's reasons start with why the run is not whole
-                verdict["because"] = [self.failure, *verdict.get("because", [])]
-            self.evidence = replace(self.evidence, reconciliation=reconciliation)
+            try:
+                verdict, reconciliation = decide_evidence(self.evidence, self.rules)
+            except UserError as exc:  # measurements the rules refuse: the run fails and its evidence is saved
+                status, verdict = "failed", None
+                message = "\n".join(m for m in (message, f"no verdict: {_message(exc)}") if m)
+                self.evidence = replace(self.evidence, status=status, message=message)
+            else:
+                if self.failure:  # the verdict's reasons start with why the run is not whole
+                    verdict["because"] = [self.failure, *verdict.get("because", [])]
+                self.evidence = replace(self.evidence, reconciliation=reconciliation)
         try:
             if verdict is not None:
                 write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))

@@ -7,11 +7,13 @@ draft tokens.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from probes.base import Unavailable
+from probes.engines.limits import MAX_COUNT
 
 # Default for EngineInfo fields an adapter has not filled in (frozen, so sharing one instance is safe).
 _NOT_REPORTED = Unavailable("not-found", "not reported by this engine")
@@ -67,6 +69,30 @@ class SpecCounters:
         then = earlier.accepted_per_position + (0.0,) * (n - len(earlier.accepted_per_position))
         return SpecCounters(*deltas, accepted_per_position=tuple(a - b for a, b in zip(now, then, strict=True)))
 
+    def problem(self) -> str | None:
+        """Why these counters cannot be true (negative, not finite, more accepted than drafted), or None."""
+        values = {"drafts": self.drafts, "draft tokens": self.draft_tokens, "accepted tokens": self.accepted_tokens}
+        return _bad_values(values.items(), whole=False) or _more_than("accepted tokens", self.accepted_tokens,
+                                                                        "draft tokens", self.draft_tokens)
+
+
+def _bad_values(values: Iterable[tuple[str, object]], *, whole: bool) -> str | None:
+    """The first value that is not a finite, non-negative number (a whole one when `whole`), described."""
+    for name, v in values:
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            return f"{name} is {v!r}, not a finite number"
+        if v < 0:
+            return f"{name} is negative ({v:g})"
+        if whole and (v != int(v) or v > MAX_COUNT):
+            return f"{name} is {v!r}, not a plausible token count"
+    return None
+
+
+def _more_than(part: str, a: float | None, whole: str, b: float | None) -> str | None:
+    return f"{a:g} {part} of {b:g} {whole}" if a is not None and b is not None and a > b else None
+
 
 @dataclass(frozen=True, slots=True)
 class Burst:
@@ -95,6 +121,31 @@ class CompletionResult:
     stop_reason: str | None
     bursts: tuple[Burst, ...] = ()
     raw_timings: Mapping[str, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # Every adapter ends in this constructor, so an engine's impossible numbers (99 accepted of 10 drafted,
+        # negative counts, NaN times) are refused here, once: the request fails like any bad answer and no
+        # step stores it.
+        problem = self.problem()
+        if problem is not None:
+            raise EngineError(f"the engine reported impossible numbers for one request ({problem}); "
+                              "that request is not used", kind="bad-response")
+
+    def problem(self) -> str | None:
+        """Why this result cannot be true, or None."""
+        counts = (("generated tokens", self.completion_tokens), ("prompt tokens", self.prompt_tokens),
+                  ("cached prompt tokens", self.cached_tokens), ("drafted tokens", self.draft_tokens),
+                  ("accepted draft tokens", self.draft_accepted))
+        times = (("prompt time", self.prompt_ms), ("decode time", self.decode_ms),
+                 ("time to first token", self.ttft_ms), ("total time", self.total_ms))
+        found = (_bad_values(counts, whole=True) or _bad_values(times, whole=False)
+                 or _more_than("accepted draft tokens", self.draft_accepted, "drafted", self.draft_tokens))
+        for burst in self.bursts:
+            found = found or _bad_values((("streamed token count", burst.n_tokens), ("streamed drafted count",
+                                          burst.draft_n), ("streamed accepted count", burst.draft_n_accepted)),
+                                         whole=True) or _more_than("accepted (streamed)", burst.draft_n_accepted,
+                                                                   "drafted", burst.draft_n)
+        return found
 
     @property
     def decode_ms_per_token(self) -> float | None:

@@ -14,7 +14,7 @@ import httpx
 
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError, EngineInfo
-from probes.engines.http import make_client, scrub
+from probes.engines.http import make_client, scrub, status_of
 from probes.engines.listening import listening
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.urls import DEFAULT_PORTS, BadApiKey, BadEngineUrl, check_api_key, is_loopback, parse_engine_url
@@ -76,7 +76,7 @@ def identify(url: str, *, timeout_s: float = 3.0, api_key: str | None = None) ->
     with make_client(base, timeout_s, key) as client:
         client.event_hooks["response"].append(note)
         try:
-            client.get(base + "/")
+            status_of(client, base + "/")  # the hook notes 401/403; the body is not read
         except httpx.ConnectError:
             return Discovered(base, None, Unavailable("unreachable", "connection refused: nothing listens there"))
         except httpx.TimeoutException:
@@ -126,7 +126,12 @@ def scan_loopback(
 
 
 class EngineConnectError(Exception):
-    """A user-given engine URL cannot be used; the message says why in plain words."""
+    """A user-given engine URL cannot be used; the message says why in plain words, `reason` in one word
+    ("permission" when the server wants an API key or refused the one sent: not a server that is down)."""
+
+    def __init__(self, message: str, reason: str = "error") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 def connect(
@@ -151,8 +156,9 @@ def connect(
     if found.info is None:
         problem = found.problem or Unavailable("error", "unknown")
         if problem.reason == "permission":
-            raise EngineConnectError(f"{base}: {problem.detail}")
-        raise EngineConnectError(f"no usable LLM engine at {base}: {problem.detail or problem.reason}")
+            raise EngineConnectError(f"{base} wants an API key: {problem.detail}", reason="permission")
+        raise EngineConnectError(f"no usable LLM engine at {base}: {problem.detail or problem.reason}",
+                                 reason=problem.reason)
     for cls in adapter_classes():
         if getattr(cls, "kind", None) == found.info.kind:
             adapter: EngineAdapter = cls(base, api_key=key)

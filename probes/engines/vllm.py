@@ -36,7 +36,11 @@ def counters_from_metrics(metrics: prom.MetricFamilies) -> SpecCounters | Unavai
         ordered = sorted((int(k), v) for k, v in per_pos.items())
     except ValueError:
         ordered = []  # a non-numeric position label: keep the totals, drop the histogram
-    return SpecCounters(drafts, draft_tokens, accepted, tuple(v for _, v in ordered))
+    counters = SpecCounters(drafts, draft_tokens, accepted, tuple(v for _, v in ordered))
+    problem = counters.problem()
+    if problem is not None:
+        return Unavailable("bad-response", f"impossible speculative counters: {problem}")
+    return counters
 
 
 class VllmAdapter(HttpAdapter):

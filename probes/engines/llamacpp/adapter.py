@@ -152,16 +152,21 @@ class LlamaCppAdapter(HttpAdapter):
         metrics = parse_prometheus(scrape)
         if f"{_SPEC}num_draft_tokens_total" not in metrics:
             return Unavailable("not-supported", "this build exposes no spec_decode_* metrics")
-        per_pos = sorted(
-            (int(s.labels.get("position", "0")), s.value)
-            for s in metrics.get(f"{_SPEC}num_accepted_tokens_per_pos_total", [])
-        )
-        return SpecCounters(
+        samples = metrics.get(f"{_SPEC}num_accepted_tokens_per_pos_total", [])
+        positions = [s.labels.get("position", "0") for s in samples]
+        # a position label that is not a small number: keep the totals, drop the histogram
+        per_pos = sorted((int(p), s.value) for p, s in zip(positions, samples, strict=True)
+                         if p.isdigit() and len(p) < 6)
+        counters = SpecCounters(
             drafts=sum_by(metrics, f"{_SPEC}num_drafts_total") or 0.0,
             draft_tokens=sum_by(metrics, f"{_SPEC}num_draft_tokens_total") or 0.0,
             accepted_tokens=sum_by(metrics, f"{_SPEC}num_accepted_tokens_total") or 0.0,
             accepted_per_position=tuple(v for _, v in per_pos),
         )
+        problem = counters.problem()
+        if problem is not None:
+            return Unavailable("bad-response", f"impossible speculative counters: {problem}")
+        return counters
 
     def tokenize(self, text: str) -> list[int]:
         """Token ids of `text` (no special tokens), from the server's own tokenizer."""
