@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import signal
 import sys
 import tempfile
@@ -16,14 +17,14 @@ from advisor.arms.draft import check_tokenizers
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
-from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
+from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig, config_from_dict
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
 from advisor.report.strings import text
 from advisor.run.environment import read_model
-from advisor.run.passthrough import check_server_args
+from advisor.run.passthrough import check_engine_environment, check_server_args
 from advisor.run.session import Session
 from probes.base import Unavailable
 from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url
@@ -104,9 +105,12 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         urls.append(parsed.base if parsed else None)
         api_key = api_key or (parsed.api_key if parsed else None)
     _check_numbers(args)
-    server_args = check_server_args(args.server_args or ())
+    server_args = check_server_args(args.server_args or (), lang=lang.resolve(args.lang),
+                                    max_tokens=(QUICK if args.quick else FULL).max_tokens)
     if server_args and args.engine_url:
         raise UserError("options after -- are for servers spec-advisor launches; an attached server runs as it is")
+    if not args.engine_url:
+        check_engine_environment(os.environ, lang=lang.resolve(args.lang))
     steps = parse_steps(args.steps)
     if args.no_tune:
         steps = tuple(s for s in steps if s != "tune")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.report import strings_cli, strings_en, strings_progress, strings_zh, warnings_zh
+from advisor.report import strings_cli, strings_en, strings_progress, strings_refusals, strings_zh, warnings_zh
 
 if TYPE_CHECKING:
     from advisor.events import Progress
@@ -14,6 +14,8 @@ Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
 TABLES: dict[str, dict[str, str]] = {"en": {**strings_en.STRINGS, **strings_cli.EN, **strings_progress.EN},
                                      "zh": {**strings_zh.STRINGS, **strings_cli.ZH, **strings_progress.ZH}}
+TABLES["en"].update(strings_refusals.EN)  # what `check` refuses before it starts (docs/refusals.md)
+TABLES["zh"].update(strings_refusals.ZH)
 _EN = TABLES["en"]
 
 
