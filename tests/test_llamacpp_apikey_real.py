@@ -91,7 +91,7 @@ def test_refused_without_the_right_key_in_plain_words(locked: ManagedServer, key
 
 def test_a_wrong_key_in_the_url_is_not_echoed(locked: ManagedServer) -> None:
     with pytest.raises(EngineConnectError) as err:
-        connect(_with_userinfo(locked.base_url, "user:WRONG-KEY-in-url"))
+        connect(_with_userinfo(locked.base_url, "WRONG-KEY-in-url"))
     assert "needs an API key" in str(err.value) and "WRONG-KEY-in-url" not in str(err.value)
 
 
