@@ -52,7 +52,7 @@ def test_reachable_with_the_key(locked: ManagedServer) -> None:
     adapter.close()
 
 
-@pytest.mark.parametrize("userinfo", [KEY, f"someone:{KEY}"])
+@pytest.mark.parametrize("userinfo", [KEY, f":{KEY}"])  # a user name and password: refused (test_urls.py)
 def test_key_in_the_url_userinfo_works_and_is_stripped(locked: ManagedServer, userinfo: str) -> None:
     url = _with_userinfo(locked.base_url, userinfo)
     adapter = LlamaCppAdapter(url)
