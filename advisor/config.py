@@ -83,6 +83,7 @@ class CheckConfig:
     allow_remote: bool = False
     # attach mode: the engine's API key. Never stored: `to_dict`, the evidence and the history leave it out.
     api_key: str | None = field(default=None, repr=False)
+    api_key_b: str | None = field(default=None, repr=False)  # engine_url_b's own key (each key to its own server)
     llama_server: str | None = None          # managed mode: explicit binary
     # managed mode: run a CPU-only llama-server on a machine with a GPU (advisor/run/engine_gate.py), on purpose
     allow_cpu_engine: bool = False
@@ -142,6 +143,7 @@ class CheckConfig:
         """JSON-ready form written into evidence.json."""
         d = asdict(self)
         d.pop("api_key", None)
+        d.pop("api_key_b", None)
         for key in ("model", "draft_model", "prompts_file", "out_dir"):
             d[key] = str(d[key]) if d[key] is not None else None
         d["steps"] = list(self.steps)

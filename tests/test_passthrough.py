@@ -68,3 +68,41 @@ def test_the_recommended_command_keeps_the_users_options_before_the_measured_fla
     rec = recommend(facts)
     assert rec is not None
     assert rec.argv == ("-ngl", "99", "-fa", "on", "--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "4")
+
+
+@pytest.mark.parametrize("arg", ["--spec_type", "--api_key", "--cache_ram", "--model_draft", "--hf_repo",
+                                 "--model_url", "--draft_max", "--spec_ngram_mod_n_max=8", "--log_prompts_dir",
+                                 "--n_predict", "--no_slots"])
+def test_underscore_spellings_the_engine_reads_as_dashes_are_refused_too(arg: str) -> None:
+    with pytest.raises(UserError) as err:
+        check_server_args([arg, "1"])
+    assert arg.split("=")[0] in str(err.value)
+
+
+@pytest.mark.parametrize("args", [("-mmu", "http://x/p.gguf"), ("--hf-token", "t"), ("--path", "/"),
+                                  ("--log-prompts-dir", "/tmp/p"), ("--log-file", "/tmp/l"), ("-lv", "0"),
+                                  ("--log-colors", "on"), ("-n", "5"), ("-np", "64"), ("--parallel", "1"),
+                                  ("--embedding",), ("--api-prefix", "/x"), ("--slot-save-path", "/tmp"),
+                                  ("-c", "1"), ("--ctx-size", "400")])
+def test_network_files_prompts_and_measurement_options_are_refused(args: tuple[str, ...]) -> None:
+    with pytest.raises(UserError):
+        check_server_args(args, max_tokens=192)
+
+
+@pytest.mark.parametrize("args", [("--rpc", "127.0.0.1:50052"), ("-c", "0"), ("-c", "8192"), ("-ngl", "99"),
+                                  ("-fa", "on"), ("--no-mmap",), ("-ot", "blk_.*=CPU"), ("--no_mmap",)])
+def test_deployment_options_pass(args: tuple[str, ...]) -> None:
+    assert check_server_args(args, max_tokens=192) == args
+
+
+def test_the_refusal_reads_in_chinese() -> None:
+    with pytest.raises(UserError) as err:
+        check_server_args(["--spec_type", "ngram-mod"], lang="zh")
+    assert "不能传给" in str(err.value) and "--spec-type" in err.value.hint
+
+
+def test_engine_options_in_the_environment_stop_a_managed_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLAMA_ARG_CACHE_RAM", "8192")
+    with pytest.raises(UserError, match="LLAMA_ARG_CACHE_RAM"):
+        check.config_from_args(_args("--quick"))
+    assert check.config_from_args(_args("--engine-url", "127.0.0.1:8080")).engine_url  # attached: not ours

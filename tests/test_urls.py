@@ -99,9 +99,8 @@ def test_normalised_forms(url: str, base: str) -> None:
 
 @pytest.mark.parametrize(("url", "key"), [
     (f"http://{SECRET}@127.0.0.1:8080", SECRET),                  # token form → bearer key
-    (f"http://user:{SECRET}@127.0.0.1:8080/", SECRET),            # user:password → the password is the key
-    (f"http://:{SECRET}@127.0.0.1:8080", SECRET),
-    ("http://me:p%40ss%2Fw%3Ard@127.0.0.1:8080", "p@ss/w:rd"),    # percent-encoded characters decoded
+    (f"http://:{SECRET}@127.0.0.1:8080", SECRET),                 # no user name: the password alone is the key
+    ("http://:p%40ss%2Fw%3Ard@127.0.0.1:8080", "p@ss/w:rd"),      # percent-encoded characters decoded
     (f"{SECRET}@localhost:8080", SECRET),                         # no scheme
     ("http://@127.0.0.1:8080", None), ("http://user:@127.0.0.1:8080", "user"),
 ])
@@ -111,6 +110,13 @@ def test_userinfo_becomes_the_key_and_leaves_the_url(url: str, key: str | None) 
     assert "@" not in parsed.base and SECRET not in parsed.base
     assert SECRET not in repr(parsed) and SECRET not in str(to_jsonable(parsed))
     assert normalise_url(url) == parsed.base
+
+
+@pytest.mark.parametrize("url", [f"http://user:{SECRET}@127.0.0.1:8080/", f"user:{SECRET}@localhost:8080"])
+def test_a_user_name_and_password_are_refused_not_sent_as_a_bearer_key(url: str) -> None:
+    with pytest.raises(BadEngineUrl, match="HTTP Basic") as err:
+        parse_engine_url(url)
+    assert SECRET not in str(err.value)
 
 
 def test_a_key_with_control_characters_is_refused_without_showing_it() -> None:
@@ -131,7 +137,7 @@ def test_adapters_strip_userinfo_and_keep_the_key_in_auth_only() -> None:
     from probes.engines.vllm import VllmAdapter
 
     for cls in (LlamaCppAdapter, VllmAdapter):
-        adapter = cls(f"http://user:{SECRET}@127.0.0.1:8080/")
+        adapter = cls(f"http://{SECRET}@127.0.0.1:8080/")
         assert adapter.base_url == "http://127.0.0.1:8080"
         assert SECRET not in repr(adapter) and SECRET not in str(adapter._client.base_url)
         assert isinstance(adapter._client.auth, BearerAuth) and SECRET not in repr(adapter._client.auth)

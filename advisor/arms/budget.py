@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from advisor.evidence.arms import ArmNeed, ArmsMode, ArmsPlan, ArmsRequest, DeviceBudget
+from advisor.recommend.dialect import flag_name
 from probes.base import Unavailable
 from probes.gpu.probe import GpuReport
 from probes.host import HostReport
@@ -41,7 +42,7 @@ def arm_need(model: ModelInfo, ctx_tokens: int, *, draft_bytes: int = 0, gpu_sha
 
 def weights_private(server_args: Sequence[str]) -> bool:
     """True when the user's options keep each server's weights in its own memory (no shared mmap)."""
-    return any(a.split("=", 1)[0] in _PRIVATE_WEIGHTS for a in server_args)
+    return any(flag_name(a) in _PRIVATE_WEIGHTS for a in server_args)
 
 
 def _free_gpus(gpus: GpuReport | None) -> list[tuple[str, float]]:

@@ -174,9 +174,10 @@ def attach(config: CheckConfig) -> Arms:
     when both say the same (an A/A run), `--engine-url` is OFF and `--engine-url-b` is ON, as documented."""
     from probes.engines.discovery import EngineConnectError, connect
 
-    urls = [u for u in (config.engine_url, config.engine_url_b) if u]
+    # each server gets its own key only: engine_url_b's key never reaches the engine_url server, nor the reverse
+    keyed = [(u, k) for u, k in ((config.engine_url, config.api_key), (config.engine_url_b, config.api_key_b)) if u]
     try:
-        adapters = [connect(u, allow_remote=config.allow_remote, api_key=config.api_key) for u in urls]
+        adapters = [connect(u, allow_remote=config.allow_remote, api_key=k) for u, k in keyed]
     except EngineConnectError as exc:
         if exc.reason == "permission":  # it answered: it is running, and wants a key (or refused this one)
             from advisor.cli.api_key import ENV_VAR  # the variable's one home

@@ -120,6 +120,14 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int,
     return argv + list(spec if spec is not None else spec_args(config, dialect)) + list(config.extra_args)
 
 
+def _engine_environment() -> dict[str, str]:
+    """This process's environment without llama-server's LLAMA_ARG_* option variables: every option a managed
+    server gets is on its command line, where the check set or vetted it (advisor/run/passthrough.py)."""
+    from advisor.run.passthrough import ENGINE_ENV_PREFIX
+
+    return {k: v for k, v in os.environ.items() if not k.startswith(ENGINE_ENV_PREFIX)}
+
+
 def _die_with_parent() -> None:
     """In the child before exec (Linux): SIGKILL when our process dies, even by SIGKILL or OOM.
 
@@ -196,6 +204,7 @@ class ManagedServer:
                 argv, stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True,  # own process group: stop() can end children too
                 preexec_fn=preexec,
+                env=_engine_environment(),
             )
         _LIVE.add(self)
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import signal
 import sys
 import tempfile
@@ -17,17 +18,17 @@ from advisor.arms.modelfile import require_gguf
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
-from advisor.config import ALL_STEPS, CheckConfig, config_from_dict
+from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig, config_from_dict
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
 from advisor.report.strings import text
 from advisor.run.environment import read_model
-from advisor.run.passthrough import check_server_args
+from advisor.run.passthrough import check_engine_environment, check_server_args
 from advisor.run.session import Session
 from probes.base import Unavailable
-from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url
+from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url, same_endpoint
 from probes.model.kv_cache import CACHE_TYPES
 
 # Bounds for numbers argparse only parses: no machine runs a million requests or threads at once, and
@@ -95,19 +96,28 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.engine_url_b and not args.engine_url:
         raise UserError("--engine-url-b needs --engine-url")
     # A key in a URL's user-info moves to the (never stored) api_key; the URLs kept in the evidence have none.
-    api_key = api_key_from(args)
+    # Each server's key is its URL's own, else the one the user gave for all (--api-key-file, the variable).
+    shared_key = api_key_from(args)
     urls: list[str | None] = []
+    keys: list[str | None] = []
     for url in (args.engine_url, args.engine_url_b):
         parsed = _engine_url(url)
         if parsed is not None and not args.allow_remote and not is_loopback(parsed.base):
             raise UserError(f"{parsed.base} is not on this machine; spec-advisor only talks to loopback",
                             hint="pass --allow-remote to measure a remote engine")
         urls.append(parsed.base if parsed else None)
-        api_key = api_key or (parsed.api_key if parsed else None)
+        keys.append((parsed.api_key if parsed else None) or shared_key)
+    if urls[0] and urls[1] and same_endpoint(urls[0], urls[1]):
+        raise UserError(f"--engine-url and --engine-url-b name the same server ({urls[0]}): an A/B of a server "
+                        "against itself measures nothing",
+                        hint="give the other arm's server to --engine-url-b, or leave it out")
     _check_numbers(args)
-    server_args = check_server_args(args.server_args or ())
+    server_args = check_server_args(args.server_args or (), lang=lang.resolve(args.lang),
+                                    max_tokens=(QUICK if args.quick else FULL).max_tokens)
     if server_args and args.engine_url:
         raise UserError("options after -- are for servers spec-advisor launches; an attached server runs as it is")
+    if not args.engine_url:
+        check_engine_environment(os.environ, lang=lang.resolve(args.lang))
     steps = parse_steps(args.steps)
     if args.no_tune:
         steps = tuple(s for s in steps if s != "tune")
@@ -144,7 +154,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         draft_gpu_layers=args.draft_gpu_layers, draft_kv_type=args.draft_kv_type, draft_ctx=args.draft_ctx,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
         threads=args.threads, arms=args.arms, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts,
-        server_args=server_args, api_key=api_key,
+        server_args=server_args, api_key=keys[0], api_key_b=keys[1] if urls[1] else None,
     )
 
 

@@ -43,8 +43,10 @@ _SPEC_PREFIXES = ("--spec-", "--draft", "--speculative-")  # llama.cpp, old llam
 
 
 def flag_name(arg: str) -> str:
-    """`--flag=value` → `--flag`; anything else unchanged."""
-    return arg.split("=", 1)[0] if arg.startswith("--") else arg
+    """The option's name as llama-server reads it: `--flag=value` → `--flag`, and in a long option every `_` is
+    a `-` (`--spec_type` → `--spec-type`: common/arg.cpp rewrites `_` to `-` in every argument that starts with
+    `--` before looking it up; short options keep theirs). Anything else unchanged."""
+    return arg.split("=", 1)[0].replace("_", "-") if arg.startswith("--") else arg
 
 
 def is_spec_flag(arg: str) -> bool:

@@ -9,6 +9,7 @@ from advisor.report import (
     strings_cli,
     strings_en,
     strings_progress,
+    strings_refusals,
     strings_trust,
     strings_verdict,
     strings_zh,
@@ -26,6 +27,8 @@ TABLES["en"].update(strings_verdict.EN)  # the verdict's parts: blocking reasons
 TABLES["zh"].update(strings_verdict.ZH)
 TABLES["en"].update(strings_trust.EN)  # messages about what the tool does not trust (bad answers, bad input)
 TABLES["zh"].update(strings_trust.ZH)
+TABLES["en"].update(strings_refusals.EN)  # what `check` refuses before it starts (docs/refusals.md)
+TABLES["zh"].update(strings_refusals.ZH)
 _EN = TABLES["en"]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from advisor.arms.arms import Arm
 from advisor.evidence.steps import SanityCheck
+from advisor.recommend.dialect import flag_name
 from advisor.steps.base import StepContext
 from advisor.steps.common import run_prompt
 from probes.engines.base import EngineError
@@ -26,12 +27,12 @@ _LAYER_FLAGS = frozenset({"-ngl", "--gpu-layers", "--n-gpu-layers"})
 def likely_causes(ctx: StepContext) -> tuple[str, ...]:
     """Cause codes for a far slower ON arm, from what this check knows of its placement and backend."""
     args = list(ctx.config.server_args)
-    names = {a.split("=", 1)[0] for a in args}
+    names = {flag_name(a) for a in args}
     causes: list[str] = []
     draft = ctx.environment.draft
     if draft is not None and draft.on_cpu:
         causes.append("draft-on-cpu")
-    overrides = [args[i + 1] for i, a in enumerate(args[:-1]) if a in _OVERRIDE_FLAGS]
+    overrides = [args[i + 1] for i, a in enumerate(args[:-1]) if flag_name(a) in _OVERRIDE_FLAGS]
     if names & _EXPERT_FLAGS or any("exps" in o and "cpu" in o.lower() for o in overrides):
         causes.append("experts-on-cpu")
     if names & _SPLIT_FLAGS:

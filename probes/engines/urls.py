@@ -4,9 +4,9 @@ A URL the user typed can be hostile or just wrong (`http://[::1`, a pasted 100 K
 in the user-info). Every such input becomes one `BadEngineUrl` with a short message that never echoes a
 credential. User-info (`http://KEY@host`, `http://user:KEY@host`) is never kept in the URL: it becomes the
 API key, sent as `Authorization: Bearer KEY` (llama-server's `--api-key` and the OpenAI-compatible engines
-take a bearer key; llama-server answers HTTP Basic with 401, checked against the real server). With
-`user:password` the password is the key and the user name is dropped; with a single token, that token is
-the key.
+take a bearer key; llama-server answers HTTP Basic with 401, checked against the real server). A single token
+(`KEY@`, or `:KEY@` with no user name) is the key; a user name *and* a password mean HTTP Basic, which no engine
+here takes, so that form is refused rather than its password sent as a bearer token (docs/refusals.md).
 """
 
 from __future__ import annotations
@@ -151,6 +151,9 @@ def _port(raw: str | None, shown: str) -> int | None:
 
 def _credential(userinfo: str) -> Credential | None:
     user, colon, password = userinfo.partition(":")
+    if user and password:
+        raise BadEngineUrl("the engine URL has a user name and a password (HTTP Basic); engines take a bearer "
+                           "key: write http://KEY@host:port, or give the key with --api-key-file")
     key = unquote(password) if colon and password else unquote(user)
     if not key:
         return None
@@ -229,6 +232,29 @@ def parse_engine_url(url: str) -> EngineUrl:
 def normalise_url(url: str) -> str:
     """The validated base URL without user-info (`localhost:8080/` → `http://localhost:8080`)."""
     return parse_engine_url(url).base
+
+
+_DEFAULT_SCHEME_PORTS = {"http": 80, "https": 443}
+_LOOPBACK_NAMES = ("localhost", "localhost.")
+
+
+def endpoint_key(url: str) -> tuple[str, str, int, str]:
+    """Who answers at `url`, as a comparable key: (scheme, host, port, path) with the scheme's default port
+    filled in, a trailing `/` dropped, case folded where URLs ignore it (scheme, host), and every loopback
+    spelling (`localhost`, `127.0.0.1`, `::1`) as one host: the same server may answer to each of them."""
+    parts = urlsplit(normalise_url(url))
+    scheme, host = parts.scheme, (parts.hostname or "").lower()
+    port = parts.port if parts.port is not None else _DEFAULT_SCHEME_PORTS.get(scheme, 0)
+    try:
+        loopback = host in _LOOPBACK_NAMES or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    return scheme, "loopback" if loopback else host, port, parts.path.rstrip("/")
+
+
+def same_endpoint(a: str, b: str) -> bool:
+    """True when the two URLs may name the same server (see `endpoint_key`)."""
+    return endpoint_key(a) == endpoint_key(b)
 
 
 def _all_loopback(host: str) -> bool:
