@@ -52,7 +52,7 @@ class Budget:
     # accepted 69 drafted tokens where 24 accepted 45 (8 gave 70: no better than 12).
     tune_n_match: tuple[int, ...] = ()
     # With a draft model: --spec-draft-p-min values besides the engine's own (0.00 in current builds, read from
-    # --help): 0.75 was the default of pre-refactor builds (engines.md §1.6), which stops a draft at the first
+    # --help): 0.75 was the default of pre-refactor builds (engine-facts.md §1.6), which stops a draft at the first
     # token the draft model is less than 75 % sure of, so fewer drafted tokens are wasted.
     tune_p_min: tuple[float, ...] = ()
     # After the A/B, when the tuner moved away from the engine's own defaults: pairs of the chosen settings

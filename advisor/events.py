@@ -108,7 +108,7 @@ class StepDone:
 class SessionDone:
     """The whole check ended; `run_dir` holds evidence.json (and verdict.json when decided).
 
-    `verdict` is the verdict JSON (DESIGN §6 keys, advisor/decide/verdict.py `verdict_to_json`)."""
+    `verdict` is the verdict JSON (design.md §6 keys, advisor/decide/verdict.py `verdict_to_json`)."""
 
     status: SessionStatus
     run_dir: str

@@ -308,7 +308,7 @@ def bootstrap_ratio_ci(
 ) -> RatioCI:
     """Ratio of sums (e.g. accepted ÷ drafted tokens) with a CI from resampling *prompts*.
 
-    Tokens inside one prompt are not independent, so the prompt is the resampling unit (DESIGN §4
+    Tokens inside one prompt are not independent, so the prompt is the resampling unit (design.md §4
     step 2). Denominators must be ≥ 0 with a positive total; resamples whose denominators sum to 0 are
     dropped. n = 1 gives an infinite interval. Seeded, so the same inputs give the same interval.
     """

@@ -18,7 +18,7 @@ from typing import Any
 from bench.common import PYTHON, run_cli, stop_cleanly_on_sigterm, tail
 
 KEYS = ("false_enable_rate_null", "power_at_1_10x", "prompts_to_verdict_ratio_vs_fixed_200")
-FULL_REPS = 20_000  # DESIGN §5: the benchmark suite runs the full simulation
+FULL_REPS = 20_000  # design.md §5: the benchmark suite runs the full simulation
 
 
 def measure(reps: int = FULL_REPS, timeout_s: float = 1800.0) -> dict[str, Any]:

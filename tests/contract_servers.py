@@ -1,7 +1,7 @@
 """Contract servers: loopback HTTP servers that replay engines' DOCUMENTED formats, not real engines.
 
 Each `*_routes()` below answers with the response and metrics shapes written down in
-/work/shared/reference/engines.md (vLLM §2, SGLang §3, LM Studio and Ollama §4; TGI from its router's `Info`
+engine-facts.md (vLLM §2, SGLang §3, LM Studio and Ollama §4; TGI from its router's `Info`
 type). Tests built on them check that our adapters read those formats correctly and fail clearly on bad
 input. They say nothing about whether a real engine still emits these formats; docs/engines.md records
 which adapters were verified against a real server.
@@ -141,7 +141,7 @@ def serve(routes: dict[tuple[str, str], Handler]) -> Iterator[ContractServer]:
         thread.join(timeout=5)
 
 
-# --- vLLM (engines.md §2) ------------------------------------------------------------------------------
+# --- vLLM (engine-facts.md §2) ------------------------------------------------------------------------------
 
 VLLM_MODEL = "Qwen/Qwen3-8B"
 
@@ -207,7 +207,7 @@ def vllm_routes(*, spec: bool = True) -> dict[tuple[str, str], Handler]:
     }
 
 
-# --- SGLang (engines.md §3) ----------------------------------------------------------------------------
+# --- SGLang (engine-facts.md §3) ----------------------------------------------------------------------------
 # engines.md documents the spec fields of meta_info; prompt_tokens/completion_tokens/cached_tokens and the
 # finish_reason object are SGLang's usual meta_info companions and are assumed here.
 
@@ -251,7 +251,7 @@ def sglang_routes(*, spec: bool = True, deprecated_only: bool = False) -> dict[t
     }
 
 
-# --- LM Studio REST v0 (engines.md §4) -----------------------------------------------------------------
+# --- LM Studio REST v0 (engine-facts.md §4) -----------------------------------------------------------------
 
 LMSTUDIO_MODEL = "qwen2.5-7b-instruct"
 
@@ -291,7 +291,7 @@ def lmstudio_routes(*, draft: bool = True) -> dict[tuple[str, str], Handler]:
     }
 
 
-# --- Ollama (engines.md §4) ----------------------------------------------------------------------------
+# --- Ollama (engine-facts.md §4) ----------------------------------------------------------------------------
 
 OLLAMA_MODEL = "qwen3:8b"
 OLLAMA_MODELFILE = "FROM /root/.ollama/models/blobs/sha256-abc\nDRAFT /models/qwen3-0.6b.gguf\n"

@@ -1,4 +1,4 @@
-"""LM Studio adapter against a contract server replaying LM Studio's documented REST v0 (engines.md §4)."""
+"""LM Studio adapter against a contract server replaying LM Studio's documented REST v0 (engine-facts.md §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ollama adapter against a contract server replaying Ollama's documented API (engines.md §4), not Ollama."""
+"""Ollama adapter against a contract server replaying Ollama's documented API (engine-facts.md §4), not Ollama."""
 
 from __future__ import annotations
 

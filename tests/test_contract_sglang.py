@@ -1,4 +1,4 @@
-"""SGLang adapter against a contract server replaying SGLang's documented formats (engines.md §3), not SGLang."""
+"""SGLang adapter against a contract server replaying SGLang's documented formats (engine-facts.md §3), not SGLang."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""vLLM adapter against a contract server replaying vLLM's documented formats (engines.md §2), not a real vLLM."""
+"""vLLM adapter against a contract server replaying vLLM's documented formats (engine-facts.md §2), not a real vLLM."""
 
 from __future__ import annotations
 

@@ -88,7 +88,7 @@ def test_a_check_that_cannot_be_made_is_a_caveat_not_a_withheld_enable() -> None
 
 
 def test_reported_model_based_ab_enables_with_caveats() -> None:
-    # seed 000 §4.3: vLLM + MTP, k = 1, one stream, 60 paired prompts, +27.5%
+    # vLLM + MTP, k = 1, one stream, 60 paired prompts, +27.5%
     facts = {"engine.kind": "vllm", "spec.method": "mtp", "spec.draft_max": 1, "workload.concurrency": 1,
              "ab.n_prompts": 60, "ab.speedup": 1.275, "ab.ci_low": 1.22, "ab.ci_high": 1.33}
     v = decide(facts)

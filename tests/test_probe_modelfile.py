@@ -31,7 +31,7 @@ def test_smollm2_is_dense_q4_1_with_tied_embeddings() -> None:
     assert not info.is_moe and info.expert_count == 0 and info.routed_expert_bytes == 0
     assert info.block_count == 30 and info.context_length == 8192 and info.vocab_size == 49152
     # SmolLM2 has no output.weight: the LM head reuses token_embd, so each token reads it whole and
-    # bytes/token equals all the weights (engines.md §6, "tied").
+    # bytes/token equals all the weights (engine-facts.md §6, "tied").
     assert info.total_bytes == 96_576_768 and info.bytes_per_token == info.total_bytes
     assert info.kv_bytes_per_token == 30 * 3 * (64 + 64) * 2
     assert info.bytes_for_batch(8) == info.bytes_per_token

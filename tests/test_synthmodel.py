@@ -79,7 +79,7 @@ def prompt_cost_ms(urls: list[str], ks: list[int], reps: int, depth: int = 64) -
     """prompt_ms of k fresh tokens after a cached prefix of `depth` tokens, per server, per k, per rep.
 
     Servers are measured interleaved (same k, one after the other), so what other processes do in one
-    moment hits both models' samples of the same rep alike (engines.md §1.7).
+    moment hits both models' samples of the same rep alike (engine-facts.md §1.7).
     """
     rng = random.Random(0)
     prefix = [rng.randrange(1000, 40000) for _ in range(depth)]

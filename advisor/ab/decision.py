@@ -1,4 +1,4 @@
-"""The shipped paired A/B decision: `decide_ab(pairs, policy) -> ABDecision` (DESIGN §4 step 5, §5).
+"""The shipped paired A/B decision: `decide_ab(pairs, policy) -> ABDecision` (design.md §4 step 5, §5).
 
 Peeking-safe by construction: the verdict is a function of the data at the planned looks only. The UI
 may call it after every pair; between looks it returns CONTINUE, and once a look has stopped (ENABLE

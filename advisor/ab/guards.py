@@ -1,4 +1,4 @@
-"""Guards that turn a would-be ENABLE into INCONCLUSIVE (DESIGN §4 step 5, reliability.md §2.5, §4.3).
+"""Guards that turn a would-be ENABLE into INCONCLUSIVE (design.md §4 step 5, reliability.md §2.5, §4.3).
 
 Statistical guards are vectorised over replications (shared by `decide_ab` and the benchmark); record
 guards (failures, repetition loops, throttling) need the raw pair records and run in the scalar path.

@@ -2,8 +2,8 @@
 
 Each scenario returns (off, on, on_first) arrays of shape (R, N): ms/token per arm and the run order,
 seeded. The machine's per-request noise is 3% (reliability.md §2.1: σ_w is 1–3% on a quiet GPU); the
-per-prompt log-speedup d has the scenario's centre and spread (sd_d 0.15 = the §2.5 reference case).
-Order is counterbalanced per prompt (AB, BA, … with a random start), as the app runs it (rel. §2.6).
+per-prompt log-speedup d has the scenario's centre and spread (sd_d 0.15 = the reliability.md §2.5 reference case).
+Order is counterbalanced per prompt (AB, BA, … with a random start), as the app runs it (reliability.md §2.6).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Scenario:
     kind: str = "normal"
     drift: float = 0.0  # total slowdown over the session (linear in request index), e.g. 0.05
     order_bonus: float = 0.0  # the second run of a prompt is this much faster (a fraction)
-    trap_ratio: float = 1.0  # ON run *after* OFF replays the output: this much faster (rel. §4.3)
+    trap_ratio: float = 1.0  # ON run *after* OFF replays the output: this much faster (reliability.md §4.3)
     aa: bool = False  # A/A: both arms identical (no per-prompt effect at all)
     blocked: bool = False  # all OFF first, then all ON (the design the app must not use)
 

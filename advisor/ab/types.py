@@ -1,4 +1,4 @@
-"""Value types of the paired A/B: one measured pair in, one verdict out (DESIGN §4 step 5)."""
+"""Value types of the paired A/B: one measured pair in, one verdict out (design.md §4 step 5)."""
 
 from __future__ import annotations
 

@@ -25,6 +25,7 @@ import httpx
 
 from advisor.arms.modelfile import require_gguf
 from advisor.errors import UserError
+from advisor.recommend.dialect import ENGINE_ENV_PREFIX
 from advisor.recommend.llamacpp import DraftPlacement, SpecSettings, UnsupportedSpec
 from advisor.recommend.llamacpp import spec_args as llamacpp_spec_args
 from probes.engines.http import make_client, status_of
@@ -123,8 +124,6 @@ def build_argv(binary: LlamaServerBinary, config: ServerConfig, port: int,
 def _engine_environment() -> dict[str, str]:
     """This process's environment without llama-server's LLAMA_ARG_* option variables: every option a managed
     server gets is on its command line, where the check set or vetted it (advisor/run/passthrough.py)."""
-    from advisor.run.passthrough import ENGINE_ENV_PREFIX
-
     return {k: v for k, v in os.environ.items() if not k.startswith(ENGINE_ENV_PREFIX)}
 
 

@@ -1,6 +1,6 @@
 """The comments of a rule or policy file: where each number comes from and why a branch is written as it is.
 
-TOML parsers drop comments, but in `rules/` the comments are the sources (DESIGN §8: "every threshold carries
+TOML parsers drop comments, but in `rules/` the comments are the sources (design.md §8: "every threshold carries
 a comment saying where the number comes from"), so `rules --tree` and rules/README.md read them here. A key's
 note is its inline comment, else the comment lines right above it; a branch's note is every comment line
 inside its `[[branch]]` block.

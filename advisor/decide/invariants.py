@@ -1,9 +1,9 @@
 """The conditions no rule file may relax: an ENABLE needs all of them, or it becomes INCONCLUSIVE.
 
-DESIGN §4 step 2 and §5, reliability.md A14: a measured A/B whose lower bound is above break-even, enough
+design.md §4 step 2 and §5, reliability.md A14: a measured A/B whose lower bound is above break-even, enough
 pairs, no repeated-prompt workload, no trap or throttling flag, every A/B guard passing, for a cache-based
 method whose A/B did not start on a fresh server a canary that rules out repeat inflation, and no paired
-concurrency-sweep CI at the user's concurrency lying wholly below break-even (DESIGN §4 step 4).
+concurrency-sweep CI at the user's concurrency lying wholly below break-even (design.md §4 step 4).
 The numbers are the policy's (rules/policy.toml); where the user's override and the built-in policy differ,
 the stricter applies, so an override can tighten an invariant but never relax it. Each invariant is
 reported as a trace check (rule "invariants"), so the trace shows why ENABLE was withheld.

@@ -14,7 +14,7 @@ from advisor.perf.predict import predict
 
 def reconcile(facts: Mapping[str, object]) -> Reconciliation | None:
     """The perf model's speedup from the measured acceptance, verify curve, step time and draft cost (the same
-    model `decide --facts` uses), next to the measured A/B (DESIGN §4)."""
+    model `decide --facts` uses), next to the measured A/B (design.md §4)."""
     measured = facts.get("ab.speedup")
     without_ab = {k: v for k, v in facts.items() if not k.startswith("ab.")}
     prediction = predict(without_ab)
@@ -30,7 +30,7 @@ def reconcile(facts: Mapping[str, object]) -> Reconciliation | None:
 
 
 def decide_evidence(evidence: Evidence, rules: RuleSet | None = None) -> tuple[dict[str, Any], Reconciliation | None]:
-    """Verdict JSON (DESIGN §6 keys, plus the facts it used) and the reconciliation of the measured setup."""
+    """Verdict JSON (design.md §6 keys, plus the facts it used) and the reconciliation of the measured setup."""
     facts = facts_from_evidence(evidence)
     verdict = verdict_to_json(decide(facts, rules=rules))
     verdict["facts"] = facts

@@ -1,4 +1,4 @@
-"""Load and validate the decision tree in `rules/*.toml` (format: reference/aesthetics.md §8.4).
+"""Load and validate the decision tree in `rules/*.toml` (format: rules/README.md).
 
 Everything that can be checked before evaluation is checked here, so a typo fails at load time with a
 "did you mean" rather than silently turning into an unknown fact.

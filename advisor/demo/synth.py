@@ -1,6 +1,6 @@
 """Synthetic dense and MoE GGUFs with equal active size, so the verify-cost step can show expert scatter.
 
-No small MoE GGUF is published where we can reach it (DESIGN.md §7), so we write one: random weights from a
+No small MoE GGUF is published where we can reach it (design.md §7), so we write one: random weights from a
 fixed seed, `llama` architecture (llama.cpp runs it dense, or Mixtral-style when expert_count > 0), and the
 demo model's tokenizer so real prompts tokenize. The MoE's expert width is the dense FFN width divided by
 the experts used per token, so both models read the same weight bytes for one decoded token; for a batch of

@@ -19,7 +19,7 @@ MODELS_DIR_PLACEHOLDER = "/path/to/models"
 SERVER_PLACEHOLDER = "/path/to/llama-server"
 DEFAULT_PORT = 8080  # llama-server's own default (--port)
 LLAMACPP = "llama.cpp"
-# Flags whose value is a model file on the host (both dialects; engines.md §1.6).
+# Flags whose value is a model file on the host (both dialects; engine-facts.md §1.6).
 DRAFT_MODEL_FLAGS = frozenset({"-md", "--model-draft", "--spec-draft-model"})
 
 

@@ -149,7 +149,7 @@ class StepRecord:
 
 @dataclass(frozen=True, slots=True)
 class Reconciliation:
-    """The perf model's speedup for the measured setup beside the A/B (DESIGN §4); a gap is a finding."""
+    """The perf model's speedup for the measured setup beside the A/B (design.md §4); a gap is a finding."""
 
     predicted_speedup: float
     priors: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""Facts: the flat, dotted, unit-suffixed names that rules see (DESIGN §6).
+"""Facts: the flat, dotted, unit-suffixed names that rules see (design.md §6).
 
 `FACT_SPECS` is the registry (type, unit, meaning, source). Evidence flattens to it with
 `facts_from_evidence` (advisor/facts_evidence.py); a hand-written `--facts FILE.json` is checked by

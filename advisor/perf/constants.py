@@ -47,7 +47,7 @@ class CostConstants:
     # 1B/27B 0.04, T5-small/XXL 0.007, Chinchilla 4B/70B 0.06, CodeLlama-7B/34B 0.2 → 0.06. Not fitted:
     # the training set's draft-model cases are mostly one paper's T5-small, which would pull it to ~0.
     draft_size_ratio: float = 0.06
-    # Fixed: achievable share of peak memory bandwidth for weight streaming; engines.md §5 pitfall 5:
+    # Fixed: achievable share of peak memory bandwidth for weight streaming; engine-facts.md §5 pitfall 5:
     # sustained ≈ 80–92% of peak.
     bandwidth_efficiency: float = 0.8
 

@@ -26,7 +26,7 @@ from advisor.perf.model import moe_shared_fraction
 
 Family = Literal["ngram", "head", "draft", "block"]
 
-DEFAULT_GAMMA = 3  # llama.cpp's --spec-draft-n-max default since the 2026 refactor (engines.md §1.6)
+DEFAULT_GAMMA = 3  # llama.cpp's --spec-draft-n-max default since the 2026 refactor (engine-facts.md §1.6)
 DEFAULT_PARAMS_B = 8.0  # the most published size class when a facts file names no model size
 DEFAULT_CONTEXT_TOKENS = 1024  # KV depth when workload.context_tokens is absent: one chat turn
 # Typical open MoE when counts are unknown (Qwen3-30B-A3B / GLM-4.5-Air: 128 experts, top-8)

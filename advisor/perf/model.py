@@ -1,4 +1,4 @@
-"""Speculative-decoding performance model: pure functions, no I/O (DESIGN §4).
+"""Speculative-decoding performance model: pure functions, no I/O (design.md §4).
 
 Times are normalised to T(1), the cost of one ordinary decode step, unless a function says otherwise.
 These are the textbook forms; predictions use the step-time model in advisor/perf/cost.py (roofline plus

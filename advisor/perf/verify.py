@@ -1,6 +1,6 @@
 """Predicted verify cost T(k)/T(1) for one forward over k new tokens, from the model file and two timings.
 
-Model (DESIGN §4 step 3): a forward costs weight/KV reads plus per-token compute, not overlapped:
+Model (design.md §4 step 3): a forward costs weight/KV reads plus per-token compute, not overlapped:
     T(k) = M(1) · bytes(k)/bytes(1) + k · c
 c, the compute cost of one more token, is read off the large prefill that caches the prefix (L tokens: its
 per-token time is almost all compute), and M(1) = T(1) − c. bytes(k) is constant for a dense model; an MoE

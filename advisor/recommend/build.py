@@ -1,4 +1,4 @@
-"""Exact settings for the user's engine and version (reference/engines.md §1.6, §2.3, §3, §4).
+"""Exact settings for the user's engine and version (engine-facts.md §1.6, §2.3, §3, §4).
 
 For llama.cpp only flags the probed dialect has are emitted; anything uncertain becomes a note.
 """
@@ -25,7 +25,7 @@ from advisor.recommend.types import Recommendation
 
 __all__ = ["Recommendation", "alternatives", "recommend"]
 
-DEFAULT_DRAFT_MAX = 3  # llama.cpp --spec-draft-n-max default (engines.md §1.6)
+DEFAULT_DRAFT_MAX = 3  # llama.cpp --spec-draft-n-max default (engine-facts.md §1.6)
 SGLANG_SCHEDULE_FILE = "spec-schedule.json"
 
 

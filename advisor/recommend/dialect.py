@@ -1,4 +1,4 @@
-"""What llama-server flags each dialect knows, and which arguments are speculative (engines.md §1.6).
+"""What llama-server flags each dialect knows, and which arguments are speculative (engine-facts.md §1.6).
 
 Two jobs: `unknown_flags` stops a recommendation from carrying a flag the probed build would reject
 (new builds hard-error on the removed `--draft-max` / `--spec-ngram-size-n`; old builds do not know
@@ -36,10 +36,14 @@ _SPEC_NAMES = frozenset({
     "--cache-type-v-draft", "-td", "--threads-draft", "-tbd", "--threads-batch-draft", "-cd", "--ctx-size-draft",
     "-otd", "--override-tensor-draft", "-ncmoed", "--n-cpu-moe-draft", "-lcs", "--lookup-cache-static", "-lcd",
     "--lookup-cache-dynamic",
-    # vLLM (§2.3) and its pre-`--speculative-config` spellings
+    # vLLM (engine-facts.md §2) and its pre-`--speculative-config` spellings
     "-sc", "--num-speculative-tokens", "--ngram-prompt-lookup-max", "--ngram-prompt-lookup-min",
 }) | _NO_VALUE | _TWO_VALUES
 _SPEC_PREFIXES = ("--spec-", "--draft", "--speculative-")  # llama.cpp, old llama.cpp, vLLM/SGLang
+
+# llama-server reads every option also from LLAMA_ARG_<NAME> (`LLAMA_ARG_SPEC_TYPE=ngram-mod` would make the
+# OFF arm speculate); managed servers start without them (advisor/arms/server.py) and a check names them first.
+ENGINE_ENV_PREFIX = "LLAMA_ARG_"
 
 
 def flag_name(arg: str) -> str:

@@ -1,6 +1,6 @@
 """llama.cpp speculative flags: the one builder for what the managed ON arm runs and what the user is told.
 
-`spec_args(settings, dialect)` writes the flags in the binary's own dialect (engines.md §1.6): new builds take
+`spec_args(settings, dialect)` writes the flags in the binary's own dialect (engine-facts.md §1.6): new builds take
 `--spec-type` plus a length flag per drafter type, old builds `--draft-max` for everything and enable a plain
 draft model by `-md` alone. A flag the dialect does not have is never written: `UnsupportedSpec` says why.
 The recommendation for a measured run is the measured ON arm's flags, token for token (`spec.argv`); only
@@ -19,12 +19,12 @@ from advisor.recommend.engine_schedule import ParallelCutoff
 from probes.engines.llamacpp.binary import FlagDialect, Generation
 
 DRAFT_PLACEHOLDER = "DRAFT_MODEL.gguf"
-# Said wherever flags are written without knowing the build's own (engines.md §1.6: PR #22397 renamed them)
+# Said wherever flags are written without knowing the build's own (engine-facts.md §1.6: PR #22397 renamed them)
 CURRENT_DIALECT_NOTE = ("written in the current llama.cpp flags (this build's own flags are not known): a build "
                         "from before the flag refactor (PR #22397) takes --draft-max instead of --spec-*-n-max; "
                         "`llama-server --help` shows which yours has")
 PARALLEL_FLAG = "-np"  # llama-server's parallel slots: how many requests one server decodes at once
-# --spec-type values per flag generation (engines.md §1.6): a name outside these is never emitted
+# --spec-type values per flag generation (engine-facts.md §1.6): a name outside these is never emitted
 SPEC_TYPES_OLD = frozenset({"ngram-cache", "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod"})
 SPEC_TYPES_NEW = SPEC_TYPES_OLD | {"draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark"}
 _TYPE_OF_FAMILY = {"eagle3": "draft-eagle3", "mtp": "draft-mtp", "draft": "draft-simple", "dflash": "draft-dflash",
@@ -41,7 +41,7 @@ class MethodFlags:
 
 
 # New builds give each n-gram type its own length flag: `--spec-draft-n-max` does not limit `ngram-mod`,
-# which drafts up to its own n-max (seen on the real server: draft_n = 64 in one verify step). engines.md §1.6.
+# which drafts up to its own n-max (seen on the real server: draft_n = 64 in one verify step). engine-facts.md §1.6.
 # ngram-mod's lookup length: how many trailing tokens must match before it drafts (the tuner may shorten it).
 NGRAM_MOD_N_MATCH = "--spec-ngram-mod-n-match"
 _NEW_FLAGS: dict[str, MethodFlags] = {
@@ -116,7 +116,7 @@ class DraftPlacement:
     cache_type_v: str | None = None       # -ctvd
 
 
-# The short spelling of each placement knob: both flag generations list these aliases (engines.md §1.6).
+# The short spelling of each placement knob: both flag generations list these aliases (engine-facts.md §1.6).
 PLACEMENT_FLAGS = {"gpu_layers": "-ngld", "device": "-devd", "ctx": "-cd", "cache_type_k": "-ctkd",
                    "cache_type_v": "-ctvd"}
 

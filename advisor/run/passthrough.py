@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from advisor.errors import UserError
-from advisor.recommend.dialect import flag_name, is_spec_flag
+from advisor.recommend.dialect import ENGINE_ENV_PREFIX, flag_name, is_spec_flag
 from advisor.report.strings import text
 
 # Options spec-advisor sets itself on every managed server (advisor/arms/server.py `build_argv`), or that would
@@ -39,9 +39,6 @@ _REFUSED: dict[str, str] = {
 _LOG_PREFIX = "--log-"  # colours, prefixes, timestamps, JSON lines: the log spec-advisor parses changes shape
 _CTX_FLAGS = frozenset({"-c", "--ctx-size"})
 _HINTS = {"spec": "refuse.spec_hint", "parallel": "refuse.np_hint"}
-# llama-server reads every option also from LLAMA_ARG_<NAME> (`LLAMA_ARG_SPEC_TYPE=ngram-mod` would make the
-# OFF arm speculate); managed servers start without them (advisor/arms/server.py) and a check names them first.
-ENGINE_ENV_PREFIX = "LLAMA_ARG_"
 
 
 def engine_env_options(environ: Mapping[str, str]) -> list[str]:

@@ -133,7 +133,7 @@ def token_weighted_depth(units: Sequence[AcceptanceUnit]) -> float | None:
 
 
 def _mean_length(rows: Sequence[RequestRecord]) -> float | None:
-    # Without /metrics, estimate target forwards per request as predicted_n − 1 − accepted (engines.md §1.1):
+    # Without /metrics, estimate target forwards per request as predicted_n − 1 − accepted (engine-facts.md §1.1):
     # each forward yields accepted + 1 tokens, so mean length = tokens after the first ÷ forwards.
     tokens = sum(max(r.completion_tokens - 1, 0) for r in rows)
     forwards = sum(max(r.completion_tokens - 1 - (r.draft_accepted or 0), 0) for r in rows)

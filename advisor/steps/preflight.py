@@ -1,6 +1,6 @@
 """Step 0 — preflight: is this machine in a state where measurements mean something?
 
-Guards (DESIGN §4 step 0): other processes on the GPU, clocks already held down (thermal/power), running on
+Guards (design.md §4 step 0): other processes on the GPU, clocks already held down (thermal/power), running on
 battery, little free VRAM, and whether speculation is really on in the ON arm and off in the OFF arm, as the
 server's `/slots` reports it (not `/props`, which always says "none"). A draft model placed on the CPU
 (advisor/arms/draft.py) is a warning here too.
@@ -25,7 +25,7 @@ from probes.base import Unavailable
 from probes.engines.base import EngineError
 from probes.host import PowerSource, load_average
 
-# Clock-event reasons that mean the card is held below its normal clocks (engines.md §5 bitmask).
+# Clock-event reasons that mean the card is held below its normal clocks (engine-facts.md §5 bitmask).
 THROTTLE_REASONS = frozenset(
     {"sw-power-cap", "hw-slowdown", "sw-thermal-slowdown", "hw-thermal-slowdown", "hw-power-brake-slowdown"})
 

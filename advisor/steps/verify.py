@@ -1,7 +1,7 @@
 """Step 3 — verify cost: time of one forward over k new tokens at depth L, with speculation off; measured a
 second time at the user's own depth when their prompts are much longer than L (Budget.verify_user_depth_factor).
 
-Method (engines.md §1.7): cache a prefix of L tokens in a pinned slot, then send prefix + k fresh tokens with
+Method (engine-facts.md §1.7): cache a prefix of L tokens in a pinned slot, then send prefix + k fresh tokens with
 one token to generate; the server must report `cache_n == L` and `prompt_n == k`, and `prompt_ms` is the
 forward over the k tokens. Samples that break either check are discarded, not counted.
 """
@@ -29,7 +29,7 @@ MAX_TRIES_PER_SAMPLE = 3
 
 
 def k_values(draft_max: int | None) -> list[int]:
-    """k up to γ+1 (a verify step checks γ drafted tokens plus the bonus token), from DESIGN §4's ladder;
+    """k up to γ+1 (a verify step checks γ drafted tokens plus the bonus token), from design.md §4's ladder;
     the whole ladder when γ is not known."""
     top = max(draft_max + 1, 2) if draft_max is not None else K_LADDER[-1]
     ks = [k for k in K_LADDER if k <= top]

@@ -1,4 +1,4 @@
-"""The fixed prompt of the warm-up trap canary (reliability.md §4, DESIGN.md §4 step 2)."""
+"""The fixed prompt of the warm-up trap canary (reliability.md §4, design.md §4 step 2)."""
 
 from __future__ import annotations
 

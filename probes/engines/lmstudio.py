@@ -1,6 +1,6 @@
 """LM Studio adapter: REST v0 (`/api/v0/models`, `/api/v0/completions`) with its `stats` draft counts.
 
-Formats from reference/engines.md §4 (LM Studio docs, 0.3.10 changelog); tested against a contract server
+Formats from engine-facts.md §4 (LM Studio docs, 0.3.10 changelog); tested against a contract server
 replaying them, not a running LM Studio. LM Studio turns speculation on per request (`draft_model`), so
 one server can serve both arms of an A/B; it has no metrics endpoint, so there are no cumulative counters.
 """

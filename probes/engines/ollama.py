@@ -1,6 +1,6 @@
 """Ollama adapter: identity (`/api/version`, `/api/ps`, `/api/show`) and `/api/generate` timings.
 
-Formats from reference/engines.md §4 (Ollama HEAD 2026-08-21); tested against a contract server replaying
+Formats from engine-facts.md §4 (Ollama HEAD 2026-08-21); tested against a contract server replaying
 them, not a running Ollama. Ollama runs llama-server as a child but drops its draft counters, so
 acceptance is Unavailable here; `find_child_llama_server()` finds that child so the llama.cpp adapter
 can read the counters directly.

@@ -1,6 +1,6 @@
 """SGLang adapter: `/server_info`, `/model_info`, streamed native `/generate` with per-request spec stats.
 
-Formats from reference/engines.md §3 (sglang 0.5.23); tested against a contract server replaying them, not
+Formats from engine-facts.md §3 (sglang 0.5.23); tested against a contract server replaying them, not
 against a running SGLang. SGLang keeps no cumulative draft/accepted counters (its Prometheus spec series
 are last-batch gauges), so acceptance comes per request from `meta_info` or as the server's running
 `avg_spec_accept_length`.

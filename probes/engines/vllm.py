@@ -1,6 +1,6 @@
 """vLLM (v1 engine) adapter: `/version`, `/v1/models`, `/metrics` spec counters, streamed `/v1/completions`.
 
-Formats are the documented ones in reference/engines.md §2 (vllm 0.33.0). Tested against a contract server
+Formats are the documented ones in engine-facts.md §2 (vllm 0.33.0). Tested against a contract server
 that replays them, not against a running vLLM (no CUDA here).
 """
 

@@ -21,7 +21,7 @@ _LIBRARY_NOT_FOUND = 12
 _FUNCTION_NOT_FOUND = 13
 _LIB_RM_VERSION_MISMATCH = 18
 
-# Clock-event (throttle) reason bits, nvml.h `nvmlClocksEventReason*` (reference/engines.md §5).
+# Clock-event (throttle) reason bits, nvml.h `nvmlClocksEventReason*` (engine-facts.md §5).
 CLOCK_EVENT_BITS: tuple[tuple[int, str], ...] = (
     (0x1, "gpu-idle"),
     (0x2, "applications-clocks-setting"),

