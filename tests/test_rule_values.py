@@ -25,6 +25,15 @@ def _rules(tmp_path: Path) -> Path:
     return dst
 
 
+def _with_local_threshold(rules: Path) -> Path:
+    """acceptance.toml with a threshold of its own (the shipped file reads the policy's), for a bad value to edit."""
+    path = rules / "acceptance.toml"
+    text = path.read_text()
+    text = text.replace('"$policy.acceptance.low_rate_warning"', '"$min_acceptance_rate"', 1)
+    path.write_text(text.replace("[[branch]]", "[thresholds]\nmin_acceptance_rate = 0.5\n\n[[branch]]", 1))
+    return rules
+
+
 def _edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert old in text
@@ -46,7 +55,7 @@ def test_choices_match_the_types_that_produce_them() -> None:
     ("min_acceptance_rate = [0.5]", "is not a number"),
 ])
 def test_a_bad_threshold_is_refused_at_load_naming_file_and_key(tmp_path: Path, new: str, says: str) -> None:
-    rules = _rules(tmp_path)
+    rules = _with_local_threshold(_rules(tmp_path))
     _edit(rules / "acceptance.toml", "min_acceptance_rate = 0.5", new)
     with pytest.raises(RuleError) as err:
         load_rules(rules, overrides=False)
@@ -54,7 +63,7 @@ def test_a_bad_threshold_is_refused_at_load_naming_file_and_key(tmp_path: Path, 
 
 
 def test_a_literal_nan_in_a_condition_is_refused(tmp_path: Path) -> None:
-    rules = _rules(tmp_path)
+    rules = _with_local_threshold(_rules(tmp_path))
     _edit(rules / "acceptance.toml", '["acceptance.rate", "<", "$min_acceptance_rate"]',
           '["acceptance.rate", "<", nan]')
     with pytest.raises(RuleError, match="NaN compares false"):
