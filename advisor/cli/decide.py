@@ -76,19 +76,14 @@ def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
         print(f"  {label['because']}: {line}")
     for line in blocking_lines(shown, lang):
         print(line)
-    if v.flags is not None:
-        if v.flags.argv:
-            print(text(lang, "decide.flags", engine=v.flags.engine, command=v.flags.command))
-        for step in v.flags.steps:
+    for rec, key in ((v.flags, "decide.flags"), (v.try_flags, "try.flags")):
+        if rec is None:
+            continue
+        if rec.argv:
+            print(text(lang, key, engine=rec.engine, command=rec.command))
+        for step in rec.steps:
             print(f"  {label['step']}: {step}")
-        for note in v.flags.notes:
-            print(f"  {label['note']}: {note}")
-    if v.try_flags is not None:
-        if v.try_flags.argv:
-            print(text(lang, "try.flags", engine=v.try_flags.engine, command=v.try_flags.command))
-        for step in v.try_flags.steps:
-            print(f"  {label['step']}: {step}")
-        for note in v.try_flags.notes:
+        for note in rec.notes:
             print(f"  {label['note']}: {note}")
     for caveat in v.texts("caveats", lang):
         print(f"  {label['caveat']}: {caveat}")

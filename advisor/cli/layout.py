@@ -8,6 +8,8 @@ import re
 import textwrap
 from pathlib import Path
 
+from advisor.cli import usage
+
 BEGIN, END = "<!-- layout:begin (python -m advisor.cli.layout) -->", "<!-- layout:end -->"
 ROOT = Path(__file__).resolve().parents[2]
 TREES = ("probes", "advisor", "ui")
@@ -48,9 +50,8 @@ def layout_block() -> str:
 
 
 def readme_block(readme: str) -> str | None:
-    """The generated part of a README (between the markers), or None when the markers are missing."""
-    start, end = readme.find(BEGIN), readme.find(END)
-    return None if start < 0 or end < start else readme[start + len(BEGIN):end].strip()
+    """The layout part of a README (between its markers), or None when the markers are missing."""
+    return usage.readme_block(readme, BEGIN, END)
 
 
 def main() -> None:

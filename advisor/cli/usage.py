@@ -37,10 +37,10 @@ def usage_block() -> str:
     return "```\n" + "\n".join(lines) + "\n```"
 
 
-def readme_block(readme: str) -> str | None:
-    """The generated part of a README (between the markers), or None when the markers are missing."""
-    start, end = readme.find(BEGIN), readme.find(END)
-    return None if start < 0 or end < start else readme[start + len(BEGIN):end].strip()
+def readme_block(readme: str, begin: str = BEGIN, end: str = END) -> str | None:
+    """A generated part of a README (between `begin` and `end`), or None when the markers are missing."""
+    start, stop = readme.find(begin), readme.find(end)
+    return None if start < 0 or stop < start else readme[start + len(begin):stop].strip()
 
 
 def main() -> None:
