@@ -22,13 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from advisor.cli.main import main as cli_main
+from advisor.decide.policy import default_policy
 from advisor.paths import CONFIG_DIR_ENV
 from advisor.perf.predict import Prediction, predict
 from bench.calibration_data import DATA_ENV, Case, Scored, data_paths, load, outside_facts, summary, worst
 from bench.calibration_fit import leave_one_source_out
+from bench.calibration_spread import held_out_rows, score_intervals
 
 KEYS = ("calibration_direction_accuracy", "calibration_median_rel_err", "calibration_p90_rel_err",
-        "calibration_false_skip")
+        "calibration_false_skip", "calibration_interval_coverage_loso", "calibration_direction_accuracy_when_claimed",
+        "calibration_claim_rate")
 # Random samples per leave-one-source-out fit (plus the coordinate refinement): ~10 s of CPU for 26 folds, and
 # the same held-out figures as the 2,000 that `bench.calibration_fit --loso` uses.
 LOSO_SAMPLES = 400
@@ -141,7 +144,23 @@ def measure(paths: Sequence[Path] | None = None) -> dict[str, Any]:
                 f"p90 {loso['p90_rel_err']}") if loso["cases"] else "too few sources to leave one out"
     where = (f"{summ['cases']} cases from {', '.join(p.name for p in files)}; "
              f"{summ['predicted']} predicted ({summ['no_prediction_no_acceptance']} lack acceptance)")
+    policy = default_policy()
+    level = policy.prediction.interval_level
+    iv = score_intervals(held_out_rows(cases, LOSO_SAMPLES, seed=1), level, 1.0 + policy.ab.margin)
+    iv_where = (f"{iv.cases} cases, each source's constants and spread fitted without it (the spread from the other "
+                f"sources' held-out residuals), {level:.0%} interval")
     out: dict[str, Any] = {
+        "calibration_interval_coverage_loso": iv.coverage,
+        "calibration_interval_coverage_loso_note": f"{iv.covered}/{iv.cases} measured speedups inside; {iv_where}",
+        "calibration_direction_accuracy_when_claimed": iv.direction_when_claimed,
+        "calibration_direction_accuracy_when_claimed_note": (
+            f"{iv.claimed_right}/{iv.claimed} claimed directions right (interval wholly above or below 1×); wrong: "
+            f"{', '.join(iv.wrong_claims) or 'none'}; {iv_where}"),
+        "calibration_claim_rate": iv.claim_rate,
+        "calibration_claim_rate_note": (f"{iv.claimed}/{iv.clear} clear cases (≥ 1.05× or ≤ 0.97×) where the interval "
+                                        f"claims a direction; the rest say 'cannot tell from these facts'; held-out "
+                                        f"false SKIPs (interval below {1.0 + policy.ab.margin:g}× on a case measured "
+                                        f"faster): {', '.join(iv.false_skip) or 'none'}"),
         "calibration_direction_accuracy": summ["direction_accuracy"],
         "calibration_direction_accuracy_note": (
             f"{summ['direction_right']}/{summ['direction_cases']} clear cases with acceptance; "

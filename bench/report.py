@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from advisor.evidence.jsonsafe import json_safe
 
-Op = Literal["<=", ">=", "report"]
+Op = Literal["<=", ">=", "between", "report"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,12 +25,15 @@ class Goal:
     method: str
     op: Op
     target: float | None = None
+    upper: float | None = None  # with op "between": the range is [target, upper]
 
     @property
     def goal_text(self) -> str:
-        """`≤ 0.01`, `≥ 0.90`, or `report`."""
+        """`≤ 0.01`, `≥ 0.90`, `in [0.75, 0.9]` or `report`."""
         if self.op == "report" or self.target is None:
             return "report"
+        if self.op == "between":
+            return f"in [{self.target:g}, {self.upper:g}]"
         return f"{'≤' if self.op == '<=' else '≥'} {self.target:g}"
 
     def status(self, value: object) -> str:
@@ -39,7 +42,10 @@ class Goal:
             return "not measured"
         if self.op == "report" or self.target is None:
             return "reported"
-        ok = value <= self.target if self.op == "<=" else value >= self.target
+        if self.op == "between":
+            ok = self.target <= value <= (self.upper if self.upper is not None else math.inf)
+        else:
+            ok = value <= self.target if self.op == "<=" else value >= self.target
         return "met" if ok else "missed"
 
 
@@ -119,6 +125,13 @@ GOALS: tuple[Goal, ...] = (
          "identical evidence for resumed units", "report"),
     Goal("calibration_false_skip", "SKIP verdicts on published cases that measured faster",
          "bench/calibration.py: verdict of `decide --facts` (no A/B) vs the published speedup", "<=", 0.0),
+    Goal("calibration_interval_coverage_loso", "share of published speedups inside the prediction's 80% interval",
+         "bench/calibration.py: leave one source out (constants and spread fitted without the source)",
+         "between", 0.75, 0.90),
+    Goal("calibration_direction_accuracy_when_claimed", "claimed directions (interval wholly above or below 1×) "
+         "that match the published outcome", "bench/calibration.py: leave one source out, clear cases", ">=", 0.95),
+    Goal("calibration_claim_rate", "clear published cases where the interval claims a direction",
+         "bench/calibration.py: leave one source out; the rest say 'cannot tell from these facts'", "report"),
     Goal("single_vs_dual_speedup_rel_diff", "single-resident A/B speedup vs the side-by-side one, same prompts",
          "bench/arms.py: two A/B-only sessions on the demo engine (`--arms single`, `--arms dual`), same seed, "
          "up to 40 pairs each; |single speedup ÷ dual speedup − 1|", "<=", 0.03),

@@ -123,7 +123,7 @@ def test_invariants_and_missing_data_are_listed_once() -> None:
 
 def test_collecting_walk_ends_where_the_facts_would_without_their_guards() -> None:
     rules = load_rules(overrides=False)
-    facts, _ = enrich({"baseline.cv_pct": 30.0, "ab.speedup": 0.8, "ab.ci_low": 0.7, "ab.ci_high": 0.9,
+    facts, _, _ = enrich({"baseline.cv_pct": 30.0, "ab.speedup": 0.8, "ab.ci_low": 0.7, "ab.ci_high": 0.9,
                        "ab.n_prompts": 40})
     assert walk(rules, facts).verdict == "INCONCLUSIVE"
     collected = walk(rules, facts, collect=True)

@@ -122,7 +122,7 @@ def test_no_acceptance_threshold_can_skip_against_a_predicted_gain(threshold: fl
         for gamma in (1, 3, 6, 12):
             for method in ("eagle3", "mtp", "draft", "ngram-mod"):
                 facts = {"acceptance.rate": rate, "spec.draft_max": gamma, "spec.method": method}
-                _, pred = enrich(facts)
+                _, pred, _ = enrich(facts)
                 if pred is None or pred.speedup <= 1.0:
                     continue
                 checked += 1

@@ -39,7 +39,7 @@ ALL_CASES = [(rid, case) for rid in sorted(RULES.files) for case in _cases(rid)]
 
 @pytest.mark.parametrize(("rule_id", "case"), ALL_CASES, ids=[f"{r}:{c['name']}" for r, c in ALL_CASES])
 def test_case_reaches_expected_branch(rule_id: str, case: dict[str, Any]) -> None:
-    facts, _ = enrich(validate_facts(_flatten(case.get("facts", {})), origin=case["name"]))
+    facts, _, _ = enrich(validate_facts(_flatten(case.get("facts", {})), origin=case["name"]))
     result = walk(RULES, facts, rule_id, descend=False)
     assert not result.blocked, f"blocked on {result.missing}"
     assert result.branch == case["expect"]

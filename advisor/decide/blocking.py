@@ -99,7 +99,11 @@ def blocking(rules: RuleSet, facts: Mapping[str, object], collected: Walk | None
     asks them; empty when the facts give ENABLE or SKIP outright."""
     result = collected if collected is not None else walk(rules, facts, collect=True)
     items = [_from_branch(rules, r, b, missing, facts) for r, b, missing in result.withheld]
-    if result.verdict == "INCONCLUSIVE":  # the walk ended on a withholding default (e.g. a CI that straddles)
+    # the walk ended on a withholding default (e.g. a CI that straddles); a default says "none of the branches
+    # above held", so it is not listed beside a branch of its own rule that did (the prediction's "cannot tell"
+    # beside its "faster even at the bottom of the interval")
+    same_rule = any(r == result.rule for r, _, _ in result.withheld)
+    if result.verdict == "INCONCLUSIVE" and not same_rule:
         items.append(_from_branch(rules, result.rule, result.branch, (), facts))
     if result.verdict != "ENABLE":
         return tuple(items)

@@ -94,6 +94,13 @@ class TunerPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class PredictionPolicy:
+    """How sure a prediction's interval is (a probability, 0..1): advisor/perf/interval.py."""
+
+    interval_level: float
+
+
+@dataclass(frozen=True, slots=True)
 class ArmsPolicy:
     """How managed arms are planned (GiB spare, pairs per block) and the sanity gate's limits (×, tokens)."""
 
@@ -118,6 +125,7 @@ class Policy:
     reconcile: ReconcilePolicy
     tuner: TunerPolicy
     arms: ArmsPolicy
+    prediction: PredictionPolicy
     source: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
@@ -133,7 +141,7 @@ class Policy:
 _TABLES: dict[str, type] = {
     "batch": BatchPolicy, "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
-    "tuner": TunerPolicy, "arms": ArmsPolicy,
+    "tuner": TunerPolicy, "arms": ArmsPolicy, "prediction": PredictionPolicy,
 }
 # Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -154,6 +162,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "arms.dual_margin_gib": (0.0, 10_000.0), "arms.draft_headroom_gib": (0.0, 10_000.0),
     "arms.single_block_pairs": (1, 1000),
     "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096),
+    "prediction.interval_level": (0.5, 0.99),
 }
 
 

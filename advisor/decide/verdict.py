@@ -20,12 +20,14 @@ from advisor.decide.invariants import BREAK_EVEN, blockers, invariant_checks
 from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
+from advisor.perf.interval import PredictiveInterval, predictive_interval
 from advisor.perf.predict import Prediction, predict
 from advisor.recommend.alternatives import bilingual
 from advisor.recommend.build import recommend
 from advisor.recommend.types import Recommendation
 
 CONFIRM_TEXT = "confirm with the A/B"
+PREDICTED_TEXT = "Predicted"  # how the prediction's own sentences start (rules/prediction.toml and below)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,8 @@ class Verdict:
     try_flags: Recommendation | None = None
     # what the prediction assumed for facts not given (the perf model's named priors), one item each
     assumptions: tuple[str, ...] = ()
+    # how sure the prediction is: its interval, the direction it supports and what to measure first
+    prediction_interval: PredictiveInterval | None = None
 
     def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
         """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
@@ -66,12 +70,18 @@ class Verdict:
         return local if len(local) == len(english) else english
 
 
-def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction | None]:
-    """Facts plus the derived ones rules may use: ab.measured and predict.* (prediction from predict.py)."""
+DERIVED = ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior", "predict.gamma",
+           "predict.from_measurements", "predict.low", "predict.high", "predict.level", "predict.claim",
+           "predict.measure_first", "spec.cache_based")
+
+
+def enrich(facts: Mapping[str, object], policy: Policy | None = None
+           ) -> tuple[dict[str, object], Prediction | None, PredictiveInterval | None]:
+    """Facts plus the derived ones rules may use: ab.measured and predict.* (prediction from predict.py, its
+    interval from interval.py at the policy's level)."""
     out = dict(facts)
     out["ab.measured"] = "ab.ci_low" in out and "ab.ci_high" in out
-    for name in ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior",
-                 "predict.gamma", "predict.from_measurements", "spec.cache_based"):
+    for name in DERIVED:
         out.pop(name, None)  # always derived, so a facts file cannot claim them
     method = out.get("spec.method")
     if isinstance(method, str) and method and method != "none":
@@ -84,7 +94,14 @@ def enrich(facts: Mapping[str, object]) -> tuple[dict[str, object], Prediction |
         out["predict.is_prior"] = prediction.is_prior
         out["predict.gamma"] = prediction.gamma
         out["predict.from_measurements"] = prediction.from_measurements
-    return out, prediction
+    if prediction is None:
+        return out, None, None
+    band = predictive_interval(prediction, out, (policy or default_policy()).prediction.interval_level)
+    out |= {"predict.low": band.low, "predict.high": band.high, "predict.level": band.level,
+            "predict.claim": band.claim}
+    if band.measure_first is not None:
+        out["predict.measure_first"] = band.measure_first
+    return out, prediction, band
 
 
 def invariant_violations(facts: Mapping[str, object], policy: Policy | None = None) -> list[str]:
@@ -112,7 +129,8 @@ def _warning(rules: RuleSet, rule_id: str, branch_id: str, facts: Mapping[str, o
     return render(branch.warning, ctx), render(branch.warning_zh or branch.warning, ctx)
 
 
-def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Prediction | None) -> Verdict:
+def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Prediction | None,
+             band: PredictiveInterval | None) -> Verdict:
     # every sentence is written twice, (English, Chinese), so each reader gets the reasons in their language
     because = _because(result, rules, facts)
     warnings = [_warning(rules, r, b, facts) for r, b, _ in result.notes]
@@ -130,9 +148,11 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
             verdict = "INCONCLUSIVE"
             because.append(("ENABLE withheld: " + "; ".join(b.text for b in bad) + ".",
                             "暂不建议开启：" + "；".join(b.text_zh or b.text for b in bad) + "。"))
-    if pred is not None and facts.get("ab.measured") is not True and not any(CONFIRM_TEXT in b for b, _ in because):
-        because.append((f"Predicted {pred.speedup:.2f}× — {CONFIRM_TEXT}.",
-                        f"预测为 {pred.speedup:.2f}× —— 请用 A/B 确认。"))
+    if (band is not None and facts.get("ab.measured") is not True
+            and not any(b.startswith(PREDICTED_TEXT) for b, _ in because)):
+        span = f"{band.level:.0%}: {band.low:.2f}–{band.high:.2f}×"
+        because.append((f"{PREDICTED_TEXT} {band.speedup:.2f}× ({span}) — {CONFIRM_TEXT}.",
+                        f"预测为 {band.speedup:.2f}×（{span}）—— 请用 A/B 确认。"))
     measured = facts.get("ab.speedup")
     if pred is not None and isinstance(measured, float) and measured > 0:
         gap = max(pred.speedup / measured, measured / pred.speedup)
@@ -158,7 +178,7 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else (),
         try_flags=_settings_to_try(verdict, facts, pred),
         # the priors name parameters and sources (numbers, units, model names): kept as the model wrote them
-        assumptions=tuple(pred.priors) if pred is not None else ())
+        assumptions=tuple(pred.priors) if pred is not None else (), prediction_interval=band)
 
 
 def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None) -> Recommendation | None:
@@ -189,8 +209,8 @@ def decide(facts: Mapping[str, object], *, rules_dir: Path | None = None, rules:
     """
     ruleset = rules if rules is not None else load_rules(rules_dir)
     try:
-        enriched, prediction = enrich(facts)
-        return _verdict(walk(ruleset, enriched), ruleset, enriched, prediction)
+        enriched, prediction, band = enrich(facts, ruleset.policy)
+        return _verdict(walk(ruleset, enriched), ruleset, enriched, prediction, band)
     except Exception as exc:  # fail closed: never let a bug become ENABLE
         return _failed(exc)
 
@@ -226,4 +246,15 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "blocking": [dataclasses.asdict(b) for b in v.blocking],
         "try_flags": _flags_json(v.try_flags),
         "assumptions": list(v.assumptions),
+        **_interval_json(v.prediction_interval),
     }
+
+
+def _interval_json(band: PredictiveInterval | None) -> dict[str, object]:
+    """The prediction's interval keys (None without a prediction): bounds (×), level, claim, what widens it."""
+    if band is None:
+        return {"predicted_speedup_low": None, "predicted_speedup_high": None, "prediction_level": None,
+                "prediction_claim": None, "prediction_unknowns": [], "measure_first": None}
+    return {"predicted_speedup_low": band.low, "predicted_speedup_high": band.high, "prediction_level": band.level,
+            "prediction_claim": band.claim, "prediction_unknowns": list(band.unknowns),
+            "measure_first": band.measure_first}

@@ -21,6 +21,7 @@ from advisor.facts.checks import check_facts
 from advisor.stats import repeat_cv_percent
 from advisor.tune.summary import tuner_summary
 from probes.base import Unavailable
+from probes.engines.llamacpp.devices import DeviceList
 
 Facts = dict[str, object]
 
@@ -106,6 +107,10 @@ def _environment(env: Environment, out: Facts) -> None:
     if env.engine is not None:
         _put(out, "engine.kind", env.engine.kind)
         _put(out, "engine.version", env.engine.version)
+    if env.binary is not None and isinstance(env.binary.devices, DeviceList):
+        # the build's own devices say what it computes on: a CPU-only build on a GPU box decodes from RAM
+        gpu = [d.backend for d in env.binary.devices.devices if d.gpu]
+        out["engine.backend"] = gpu[0] if gpu else "cpu"
     dialect = env.binary.dialect if env.binary is not None else None
     if dialect is not None and not isinstance(dialect, Unavailable):
         out["engine.flag_generation"] = dialect.generation

@@ -13,6 +13,8 @@ MEANINGS_ZH: dict[str, str] = {
     "host.ram_bandwidth_gbs": "实测的主机内存带宽",
     "engine.kind": "llama.cpp | vllm | sglang | lmstudio | ollama | tgi | tensorrt-llm",
     "engine.version": "引擎的构建号或版本字符串",
+    "engine.backend": ("引擎运行所用的计算后端：cuda | rocm | vulkan | metal | sycl | cann | cpu | tpu | …"
+                       "（未给出时由 gpu.name 推断；GPU 机器上的纯 CPU 构建从内存解码）"),
     "engine.flag_generation": "llama.cpp 的参数写法：new | old | unknown",
     "engine.spec_types": "该构建接受的 --spec-type 取值，逗号分隔",
     "engine.draft_max_flag": "草稿长度的参数（--spec-draft-n-max 或 --draft-max）",
@@ -116,6 +118,11 @@ MEANINGS_ZH: dict[str, str] = {
     "predict.from_measurements": ("每步时间、验证代价和草稿代价都是实测的（不是建模得到的）"
                                    "，所以预测误差是实时对账的误差，而不是校准的误差"),
     "predict.gamma": "预测所用的草稿长度 γ（spec.draft_max 或其先验值）",
+    "predict.low": "按策略置信水平给出的预测区间下限",
+    "predict.high": "按策略置信水平给出的预测区间上限",
+    "predict.level": "区间的置信水平（策略 prediction.interval_level）",
+    "predict.claim": "区间支持的结论：faster（整体高于 1×）| slower（整体低于 1×）| cannot-tell（无法判断）",
+    "predict.measure_first": "最能收窄区间的待测事实（只有 A/B 能收窄时为 ab.speedup）",
 }
 
 # Units as a Chinese reader sees them; the rest (GB/s, tok/s, GiB, %, 0..1) read the same in both languages.

@@ -11,9 +11,11 @@ import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from advisor.errors import UserError
+from advisor.perf.backend import BACKENDS
+from advisor.perf.interval import Claim
 
 __all__ = ["CHOICES", "FACT_SPECS", "FactSpec", "FactType", "FactsError", "suggest", "validate_facts"]
 
@@ -55,6 +57,9 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("engine.kind", "str", "", "llama.cpp | vllm | sglang | lmstudio | ollama | tgi | tensorrt-llm",
        "probe engine"),
     _s("engine.version", "str", "", "engine build or version string", "probe engine"),
+    _s("engine.backend", "str", "", "compute backend the engine runs on: cuda | rocm | vulkan | metal | sycl | cann | "
+       "cpu | tpu | … (else inferred from gpu.name; a CPU build on a GPU box decodes from RAM)",
+       "llama-server --list-devices"),
     _s("engine.flag_generation", "str", "", "llama.cpp flag dialect: new | old | unknown", "preflight --help"),
     _s("engine.spec_types", "str", "", "comma list of --spec-type values the build accepts", "preflight --help"),
     _s("engine.draft_max_flag", "str", "", "flag for the draft length (--spec-draft-n-max or --draft-max)",
@@ -196,6 +201,16 @@ _SPECS: tuple[FactSpec, ...] = (
        "derived: predict.py"),
     _s("predict.gamma", "int", "tokens", "draft length γ the prediction used (spec.draft_max or its prior)",
        "derived: predict.py"),
+    _s("predict.low", "float", "ratio", "bottom of the prediction's interval at the policy's level",
+       "derived: interval.py"),
+    _s("predict.high", "float", "ratio", "top of the prediction's interval at the policy's level",
+       "derived: interval.py"),
+    _s("predict.level", "float", "0..1", "how sure the interval is (policy prediction.interval_level)",
+       "derived: interval.py"),
+    _s("predict.claim", "str", "", "what the interval supports: faster (all above 1×) | slower (all below) | "
+       "cannot-tell", "derived: interval.py"),
+    _s("predict.measure_first", "str", "", "the fact whose measurement narrows the interval most (ab.speedup "
+       "when only the A/B can)", "derived: interval.py"),
 )
 
 FACT_SPECS: dict[str, FactSpec] = {spec.name: spec for spec in _SPECS}
@@ -207,6 +222,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "baseline.bottleneck": ("memory", "compute", "overhead"),  # advisor.evidence.steps.Bottleneck
     "engine.flag_generation": ("new", "old", "unknown"),       # probes.engines.llamacpp.binary.Generation
     "engine.split_mode": ("layer", "row", "tensor"),           # probes.engines.llamacpp.placement.SplitMode
+    "engine.backend": BACKENDS,                                # advisor.perf.backend.BACKENDS
+    "predict.claim": get_args(Claim),                          # advisor.perf.interval.Claim
 }
 # The largest whole number a fact may hold: beyond it a float cannot hold it exactly, and no count is that big.
 MAX_INT_FACT = 2**53

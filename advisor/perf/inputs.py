@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from advisor.perf import hardware
+from advisor.perf.backend import backend as backend_of
 from advisor.perf.constants import (
     EAGLE3_DRAFT_VOCAB,
     HIDDEN_PER_SQRT_B,
@@ -135,7 +136,8 @@ def machine(facts: Mapping[str, object], total_gb: float, priors: list[str]) -> 
     count_fact = facts.get("gpu.count")
     bw, tflops = f(facts, "gpu.peak_bandwidth_gbs"), f(facts, "gpu.fp16_tflops")
     ram = f(facts, "host.ram_bandwidth_gbs")
-    if count_fact == 0 and ram is not None:  # CPU decode: the measured RAM bandwidth is the roofline
+    # CPU decode (no GPU, or a CPU-only engine build on a GPU box): the measured RAM bandwidth is the roofline
+    if ram is not None and (count_fact == 0 or backend_of(facts) == "cpu"):
         if tflops is None:
             priors.append(f"CPU compute {CPU_PRIOR_TFLOPS} TFLOPS")
         return Machine(ram, tflops or CPU_PRIOR_TFLOPS, 1)

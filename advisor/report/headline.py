@@ -23,6 +23,9 @@ def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, 
                 "ci_high": _num(facts.get("ab.ci_high")), "n_prompts": _num(facts.get("ab.n_prompts"))}
     predicted = _num(verdict.get("predicted_speedup"))
     if predicted is not None:
+        # a prediction's interval is a predictive one (how far a measurement may fall), at the policy's level
         source = "prior" if verdict.get("prediction_is_prior") else "predicted"
-        return {"source": source, "speedup": predicted, "ci_low": None, "ci_high": None, "n_prompts": None}
+        return {"source": source, "speedup": predicted, "ci_low": _num(verdict.get("predicted_speedup_low")),
+                "ci_high": _num(verdict.get("predicted_speedup_high")), "n_prompts": None,
+                "level": _num(verdict.get("prediction_level")), "claim": verdict.get("prediction_claim")}
     return {"source": None, "speedup": None, "ci_low": None, "ci_high": None, "n_prompts": None}

@@ -146,7 +146,18 @@ def speedup_line(headline: dict[str, Any], lang: str) -> str:
                         high=fmt_speedup(high))
         n = headline.get("n_prompts")
         return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"
+    if source == "predicted" and (span := _interval(headline, lang)) is not None:
+        return text(lang, "speedup.predicted_interval", speedup=fmt_speedup(speedup), span=span,
+                    claim=text(lang, f"claim.{headline.get('claim') or 'cannot-tell'}"))
     return text(lang, f"speedup.{source}", speedup=fmt_speedup(speedup))
+
+
+def _interval(headline: Mapping[str, Any], lang: str) -> str | None:
+    """"80% interval 1.1× – 1.9×" for a prediction's headline, None when it carries no interval."""
+    low, high, level = headline.get("ci_low"), headline.get("ci_high"), headline.get("level")
+    if low is None or high is None or level is None:
+        return None
+    return text(lang, "speedup.interval", level=f"{level:.0%}", low=fmt_speedup(low), high=fmt_speedup(high))
 
 
 def verdict_lines(verdict: Mapping[str, Any], key: str, lang: str) -> list[str]:
@@ -165,7 +176,10 @@ def typical_line(headline: dict[str, Any], lang: str) -> str | None:
     headline: a prior says nothing about this machine)."""
     if headline.get("source") != "prior" or headline.get("speedup") is None:
         return None
-    return text(lang, "typical.line", speedup=fmt_speedup(headline["speedup"]))
+    span = _interval(headline, lang)
+    if span is None:
+        return text(lang, "typical.line", speedup=fmt_speedup(headline["speedup"]))
+    return text(lang, "typical.line_interval", speedup=fmt_speedup(headline["speedup"]), span=span)
 
 
 def concurrency_line(facts: Mapping[str, Any], lang: str) -> str | None:

@@ -17,6 +17,12 @@ STRINGS: dict[str, str] = {
     "speedup.n_prompts": "{n} prompt pairs",
     "speedup.predicted": "Predicted speedup {speedup} — from the performance model, not an A/B measurement",
     "speedup.prior": "Not measured on this machine yet",
+    "speedup.predicted_interval": ("Predicted speedup {speedup} ({span}): {claim} — from the performance model, not"
+                                   " an A/B measurement"),
+    "speedup.interval": "{level} interval {low} – {high}",
+    "claim.faster": "faster even at the bottom of the interval",
+    "claim.slower": "slower even at the top of the interval",
+    "claim.cannot-tell": "cannot tell from these facts",
     "speedup.none": "No speedup estimate",
     "section.flags": "Engine flags",
     "flags.none": "No flags to change.",
@@ -251,5 +257,7 @@ STRINGS: dict[str, str] = {
     "results.source_steps": ("No finished A/B: the off column is the baseline, the on column the acceptance "
                              "step; they ran at different times."),
     "typical.line": "Typical for this method: {speedup} — from published typical values, not measured here.",
+    "typical.line_interval": ("Typical for this method: {speedup} ({span}) — from published typical values, not"
+                              " measured here."),
     "results.per_category": "Per kind of task",
 }

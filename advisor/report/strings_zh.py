@@ -16,6 +16,11 @@ STRINGS: dict[str, str] = {
     "speedup.n_prompts": "{n} 组提示词对",
     "speedup.predicted": "预测加速 {speedup} —— 来自性能模型，并非 A/B 实测",
     "speedup.prior": "尚未在本机测量",
+    "speedup.predicted_interval": "预测加速 {speedup}（{span}）：{claim} —— 来自性能模型，并非 A/B 实测",
+    "speedup.interval": "{level} 区间 {low} – {high}",
+    "claim.faster": "即使在区间下限也更快",
+    "claim.slower": "即使在区间上限也更慢",
+    "claim.cannot-tell": "仅凭这些事实无法判断",
     "speedup.none": "没有加速估计",
     "section.flags": "引擎参数",
     "flags.none": "无需修改参数。",
@@ -232,5 +237,6 @@ STRINGS: dict[str, str] = {
     "results.source_ab_single": "来自配对 A/B 的请求（同一时间只有一份模型：按组配对，两臂轮流在每隔一组中先运行）。",
     "results.source_steps": "A/B 未完成：关闭列来自基线步骤，开启列来自接受率步骤；两者测于不同时间。",
     "typical.line": "此方法的典型值：{speedup} —— 来自公开的典型数据，并非本机测量。",
+    "typical.line_interval": "此方法的典型值：{speedup}（{span}）—— 来自公开的典型数据，并非本机测量。",
     "results.per_category": "按任务类型",
 }
