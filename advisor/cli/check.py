@@ -23,6 +23,7 @@ from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
+from advisor.owned import refuse_earlier_run
 from advisor.report.strings import text
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_engine_environment, check_server_args
@@ -141,7 +142,8 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.draft_model is not None:
         read_model(args.draft_model)  # the same checks as the target's: a pipe or a corrupt header stops here
         _draft_options(args)
-    if args.out is not None:
+    if args.out is not None and not args.resume:
+        refuse_earlier_run(args.out, lang=lang.resolve(args.lang))  # an earlier run is never replaced
         _check_out(args.out)
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":

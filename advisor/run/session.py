@@ -32,6 +32,7 @@ from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord, WorkloadSummary
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
+from advisor.owned import refuse_earlier_run
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
@@ -115,6 +116,11 @@ class Session:
         rules = self.rules
         if rules is None:
             return self._refused(self.rules_error or UserError("the rules did not load"), user_error=True)
+        if not self.resume_run_id:
+            try:  # a folder that holds an earlier run is never written over (advisor/owned.py)
+                refuse_earlier_run(self.run_dir)
+            except UserError as exc:
+                return self._refused(exc, user_error=True)
         lock = CheckLock() if self.config.mode == "managed" else None
         try:
             if lock is not None:
