@@ -17,8 +17,9 @@ from advisor.arms.draft import check_tokenizers
 from advisor.arms.modelfile import require_gguf
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
+from advisor.cli.resume import resumed_config
 from advisor.cli.summary import print_summary
-from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig, config_from_dict
+from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
@@ -230,23 +231,22 @@ def run(args: argparse.Namespace) -> int:
     """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
     with contextlib.ExitStack() as stack:
         store = None if args.no_history else stack.enter_context(RunStore())
-        config = config_from_args(args)
-        if args.resume:
-            config = resumed_config(store, args.resume)
+        if args.resume is not None:  # `--resume ""` too: refused there, never a new check
+            config = resumed_config(args, store, _defaults())
+            args.resume = args.resume.strip()
+        else:
+            config = config_from_args(args)
         _engine_gate(args, config)
         session = Session(config, subscribers=[ProgressPrinter(lang=args.lang)], store=store, resume_run_id=args.resume,
-                          run_dir=config.out_dir)
+                          run_dir=config.out_dir, lang=lang.resolve(args.lang))
         return _run_session(session, args)
 
 
-def resumed_config(store: RunStore | None, run_id: str) -> CheckConfig:
-    """The stored configuration of `run_id`, so the resumed run measures the same things."""
-    if store is None:
-        raise UserError("--resume needs the history database (drop --no-history)")
-    record = store.get_run(run_id)
-    if record is None:
-        raise UserError(f"no run {run_id!r} in the history", hint="`spec-advisor history` lists runs")
-    return config_from_dict(dict(record.config))
+def _defaults() -> dict[str, object]:
+    """Every `check` option's default, to tell which ones a --resume was given beside it."""
+    parser = argparse.ArgumentParser(add_help=False)
+    configure(parser)
+    return vars(parser.parse_args([]))
 
 
 def _run_session(session: Session, args: argparse.Namespace) -> int:
