@@ -37,6 +37,7 @@ from advisor.report.strings import text
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
+from advisor.run.fits import too_long
 from advisor.run.lock import CheckLock
 from advisor.run.model_identity import describe as model_describe
 from advisor.run.model_identity import fingerprint, from_record, same_model, served, to_record
@@ -170,9 +171,12 @@ class Session:
         try:
             arms = self._start()
             plan = self._plan(arms)
+            self._prompts_fit(arms, plan)  # before the first measurement: a usage error, not failed requests
             self.emit(self._planned(arms, plan))
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
+            if status == "complete" and not self.failure and not self.halted:
+                self.failure = self._nothing_measured()
             done = self._finish("failed", self.failure) if self.failure else self._finish(status, self.halted)
         except UserError as exc:
             done = replace(self._finish("failed", _message(exc)), user_error=True)
@@ -283,6 +287,28 @@ class Session:
             prompts={p.id: p.text for p in (*plan.acceptance, *plan.ab)} if self.config.keep_prompts else {})
         return plan
 
+    def _prompts_fit(self, arms: Arms, plan: WorkloadPlan) -> None:
+        """UserError when a prompt cannot fit a slot's context beside the answer, by the engine's own tokenizer
+        (advisor/run/fits.py); engines that do not say their context or cannot tokenize are not checked."""
+        arm = next((a for a in (arms.off, arms.on) if a is not None and a.resident), None)
+        tokenize = getattr(arm.adapter, "tokenize", None) if arm else None
+        if arm is None or tokenize is None:
+            return
+        try:
+            n_ctx = arm.adapter.info().context_size
+            if not isinstance(n_ctx, int) or n_ctx < 1:
+                return
+            prompts = (*plan.warmup, *plan.baseline, *plan.acceptance, *plan.ab, plan.canary)
+            answer = self.config.budget.max_tokens
+            over = too_long((p.text for p in prompts), n_ctx, answer, lambda t: len(tokenize(t)))
+        except EngineError as exc:
+            log.info("prompt lengths not checked: %s", exc)
+            return
+        if over is not None:
+            raise UserError(text(self.lang, "guard.prompts_too_long", count=over.count, tokens=over.longest_tokens,
+                                 n_ctx=n_ctx, room=over.room, answer=answer),
+                            hint=text(self.lang, "guard.prompts_too_long_hint"))
+
     def _planned(self, arms: Arms, plan: WorkloadPlan) -> RunPlanned:
         """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds;
         from here on every restart is sent as it happens."""
@@ -336,6 +362,15 @@ class Session:
             if ctx.halt:
                 self.halted = ctx.halt
                 break
+
+    def _nothing_measured(self) -> str:
+        """Why the run is not complete when no measuring step succeeded and at least one failed ('' otherwise):
+        a verdict from nothing measured must never read as a finished check (exit 0)."""
+        measured = {name: rec for name, rec in self.evidence.steps.items() if name != "preflight"}
+        failed = [f"{name}: {rec.reason or 'failed'}" for name, rec in measured.items() if rec.status == "failed"]
+        if not failed or any(rec.status == "done" for rec in measured.values()):
+            return ""
+        return text(self.lang, "guard.no_step", failed="; ".join(failed))
 
     def _record_servers(self, arms: Arms) -> None:
         """Every restart and every server's start, load and stop so far, into the evidence."""
