@@ -76,6 +76,7 @@ def refuse_owned(path: Path, *, sources: Iterable[Path] = (), lang: str = "en") 
 
 
 def refuse_earlier_run(out: Path, *, lang: str = "en") -> None:
-    """`check --out DIR` where DIR already holds a run: refused, the earlier run is never replaced."""
-    if is_run_folder(out):
+    """`check --out DIR` where DIR already holds a run, or lies inside one (its logs/, say): refused, the
+    earlier run is never replaced or mixed with a new one."""
+    if is_run_folder(out) or run_folder_of(Path(os.path.realpath(out)) / "evidence.json") is not None:
         raise UserError(text(lang, "owned.earlier_run", path=out), hint=text(lang, "owned.earlier_run_hint"))

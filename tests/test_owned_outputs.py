@@ -85,6 +85,9 @@ def test_check_out_never_replaces_an_earlier_run(run_dir: Path, capsys: pytest.C
     assert _contents(run_dir) == before
     with pytest.raises(UserError):
         refuse_earlier_run(run_dir)
+    with pytest.raises(UserError):  # inside a run's folder: its logs would hold a second run
+        refuse_earlier_run(run_dir / "logs" / "new")
+    refuse_earlier_run(run_dir.parent / "fresh")  # a new folder beside it is fine
 
 
 def test_the_session_refuses_an_earlier_run_folder(run_dir: Path) -> None:
