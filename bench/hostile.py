@@ -29,7 +29,8 @@ def measure() -> dict[str, Any]:
         results = run_corpus([prepare(c, Path(tmp)) for c in cases], timeout_s=1800)
     failing = {c.id: why for c, r in zip(cases, results, strict=True) if (why := judge(c, r))}
     note = (f"{len(cases)} cases in {time.monotonic() - t0:.0f} s (URLs, loopback tricks, facts, evidence, GGUF, "
-            f"rule files and overrides, prompt files, Hugging Face folders, options, broken pipes)"
+            f"rule files and overrides, prompt files, Hugging Face folders, options, broken pipes; issue 25: option "
+            f"spellings, one server twice, keys in URLs, --resume, the tool's own data as an output)"
             + (f"; failing: {', '.join(sorted(failing))}" if failing else ""))
     return {TRIED: len(cases), f"{TRIED}_note": note, PASSING: len(cases) - len(failing),
             f"{PASSING}_note": note, "hostile_failures": failing}

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from advisor.workloads.loaders import MAX_PROMPT_FILE_BYTES
 from tests import hostile_gguf as g
+from tests.hostile_driver import digest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -69,6 +70,7 @@ class Case:
     broken_pipe: bool = False
     origin: str = ""   # the issue item or area ("6", "9", "url", …)
     limit_s: float = 30.0
+    unchanged: tuple[str, ...] = ()  # files (relative to the case folder) the case must leave as they were
 
 
 # ---- file contents -----------------------------------------------------------------------------------------
@@ -425,7 +427,9 @@ def _arguments() -> list[Case]:
 
 def corpus() -> list[Case]:
     """Every case, in a stable order; ids are unique."""
-    cases = [*_urls(), *_facts(), *_evidence(), *_gguf(), *_rules(), *_arguments()]
+    from tests.hostile_cases25 import cases as issue25
+
+    cases = [*_urls(), *_facts(), *_evidence(), *_gguf(), *_rules(), *_arguments(), *issue25(Case)]
     ids = [c.id for c in cases]
     assert len(ids) == len(set(ids)), "duplicate case ids"
     return cases
@@ -442,7 +446,7 @@ def prepare(case: Case, root: Path) -> dict[str, Any]:
            "SPEC_ADVISOR_CONFIG_DIR": str(d / "cfg"), "QT_QPA_PLATFORM": "offscreen", **case.env}
     argv = [a.replace("{d}", str(d)) for a in case.argv]
     return {"id": case.id, "argv": argv, "dir": str(d), "env": env, "broken_pipe": case.broken_pipe,
-            "limit_s": case.limit_s}
+            "limit_s": case.limit_s, "unchanged": {rel: digest(d / rel) for rel in case.unchanged}}
 
 
 def judge(case: Case, result: Mapping[str, Any]) -> str:
@@ -450,6 +454,8 @@ def judge(case: Case, result: Mapping[str, Any]) -> str:
     err, out = str(result["stderr"]), str(result["stdout"])
     if result["timed_out"]:
         return f"still running after {result['seconds']:.0f} s (killed)"
+    if changed := result.get("changed"):
+        return f"overwrote what it must keep: {', '.join(changed)}"
     if "Traceback" in err or "Traceback" in out:
         return "traceback: " + err.strip().splitlines()[-1][:200] if err.strip() else "traceback on stdout"
     if case.expect == "quiet":

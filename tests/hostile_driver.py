@@ -13,6 +13,7 @@ of imports per case.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -61,8 +62,17 @@ def _collect(case: dict[str, Any], status: int | None, elapsed: float, timed_out
     code = None if status is None else os.waitstatus_to_exitcode(status)
     out = "" if case.get("broken_pipe") else (workdir / "stdout").read_text(errors="replace")
     err = (workdir / "stderr").read_text(errors="replace")
+    changed = [rel for rel, before in case.get("unchanged", {}).items() if digest(workdir / rel) != before]
     return {"id": case["id"], "rc": code if code is None or code >= 0 else None, "seconds": round(elapsed, 3),
-            "timed_out": timed_out, "stdout": out[-4000:], "stderr": err[-4000:]}
+            "timed_out": timed_out, "stdout": out[-4000:], "stderr": err[-4000:], "changed": changed}
+
+
+def digest(path: Path) -> str:
+    """A file's bytes as hex SHA-256 ('missing' when it cannot be read): what a case must leave unchanged."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "missing"
 
 
 def drive(cases: Sequence[dict[str, Any]], parallel: int = PARALLEL) -> list[dict[str, Any]]:

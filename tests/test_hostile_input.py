@@ -28,6 +28,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
 def test_corpus_covers_every_issue_item() -> None:
     origins = {c.origin.split()[0] for c in CASES}
     assert {"6", "7", "9", "10"} <= origins
+    assert {"25.1", "25.2", "25.3", "25.4", "25.5"} <= origins  # issue 25's classes (tests/hostile_cases25.py)
     assert len(CASES) >= 200
 
 

@@ -24,6 +24,7 @@ CHILD = textwrap.dedent('''
     from pathlib import Path
     from advisor.evidence.schema import Environment
     from advisor.arms.arms import Arm, Arms
+    from advisor.arms.launch import resolve_model
     from advisor.config import CheckConfig
     from advisor.run.session import Session
     from advisor.history.store import RunStore
@@ -50,6 +51,8 @@ CHILD = textwrap.dedent('''
 
     class ScriptedSession(Session):
         def _start(self):
+            # the model file is recorded (and on resume compared) as a real start does it
+            self._same_models(self._model_files(resolve_model(self.config), None))
             engine = EngineInfo(kind="llama.cpp", base_url="scripted://", version="scripted", model="m")
             self.evidence = replace(self.evidence, environment=Environment(engine=engine))
             return Arms(off=Arm("off", Scripted("off")), on=Arm("on", Scripted("on")))

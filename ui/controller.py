@@ -8,6 +8,7 @@ from advisor.config import CheckConfig
 from advisor.events import Event, SessionDone
 from advisor.run.session import Session
 from ui.bridge import SessionBridge, SessionThread
+from ui.strings import language
 
 
 class CheckController(QObject):
@@ -36,7 +37,8 @@ class CheckController(QObject):
         if self.running:
             raise RuntimeError("a check is already running")
         self.last_done = None
-        self.session = Session(config, subscribers=[self.bridge])
+        # the session words its own refusals (a prompt too long for the context) in the window's language
+        self.session = Session(config, subscribers=[self.bridge], lang=language())
         self.worker = SessionThread(self.session, self.bridge)
         self.started.emit(self.session)
         self.worker.start()

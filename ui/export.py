@@ -10,6 +10,7 @@ from typing import Any, Literal
 from advisor.atomic import write_atomic
 from advisor.evidence.schema import Evidence
 from advisor.facts.from_evidence import facts_from_evidence
+from advisor.owned import refuse_owned
 from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
@@ -42,5 +43,7 @@ def render(report: Mapping[str, Any], fmt: Format, lang: str) -> str:
 
 
 def export(report: Mapping[str, Any], fmt: Format, lang: str, path: Path) -> Path:
-    """Write the report to `path` atomically; OSError propagates for the caller to show."""
+    """Write the report to `path` atomically; OSError propagates for the caller to show, and so does the
+    UserError of a path spec-advisor keeps (a run's evidence, the history: advisor/owned.py)."""
+    refuse_owned(path, lang=lang)
     return write_atomic(path, render(report, fmt, lang))

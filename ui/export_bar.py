@@ -8,6 +8,7 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from advisor.errors import UserError
 from ui import export
 from ui.strings import language, tr
 
@@ -58,6 +59,9 @@ class ExportBar(QWidget):
             export.export(self.report, fmt, language(), path)
         except OSError as exc:
             self.result.setText(tr("verdict.export_failed", error=exc.strerror or str(exc)))
+            return False
+        except UserError as exc:  # a run's own file or the history: never written over
+            self.result.setText(tr("verdict.export_failed", error=str(exc)))
             return False
         self.result.setText(tr("verdict.exported", path=str(path)))
         return True

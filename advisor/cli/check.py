@@ -17,12 +17,14 @@ from advisor.arms.draft import check_tokenizers
 from advisor.arms.modelfile import require_gguf
 from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
+from advisor.cli.resume import resumed_config
 from advisor.cli.summary import print_summary
-from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig, config_from_dict
+from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
+from advisor.owned import refuse_earlier_run
 from advisor.report.strings import text
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_engine_environment, check_server_args
@@ -141,7 +143,8 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
     if args.draft_model is not None:
         read_model(args.draft_model)  # the same checks as the target's: a pipe or a corrupt header stops here
         _draft_options(args)
-    if args.out is not None:
+    if args.out is not None and not args.resume:
+        refuse_earlier_run(args.out, lang=lang.resolve(args.lang))  # an earlier run is never replaced
         _check_out(args.out)
     spec_type = args.spec_type
     if args.draft_model is not None and spec_type == "ngram-mod":
@@ -228,23 +231,22 @@ def run(args: argparse.Namespace) -> int:
     """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
     with contextlib.ExitStack() as stack:
         store = None if args.no_history else stack.enter_context(RunStore())
-        config = config_from_args(args)
-        if args.resume:
-            config = resumed_config(store, args.resume)
+        if args.resume is not None:  # `--resume ""` too: refused there, never a new check
+            config = resumed_config(args, store, _defaults())
+            args.resume = args.resume.strip()
+        else:
+            config = config_from_args(args)
         _engine_gate(args, config)
         session = Session(config, subscribers=[ProgressPrinter(lang=args.lang)], store=store, resume_run_id=args.resume,
-                          run_dir=config.out_dir)
+                          run_dir=config.out_dir, lang=lang.resolve(args.lang))
         return _run_session(session, args)
 
 
-def resumed_config(store: RunStore | None, run_id: str) -> CheckConfig:
-    """The stored configuration of `run_id`, so the resumed run measures the same things."""
-    if store is None:
-        raise UserError("--resume needs the history database (drop --no-history)")
-    record = store.get_run(run_id)
-    if record is None:
-        raise UserError(f"no run {run_id!r} in the history", hint="`spec-advisor history` lists runs")
-    return config_from_dict(dict(record.config))
+def _defaults() -> dict[str, object]:
+    """Every `check` option's default, to tell which ones a --resume was given beside it."""
+    parser = argparse.ArgumentParser(add_help=False)
+    configure(parser)
+    return vars(parser.parse_args([]))
 
 
 def _run_session(session: Session, args: argparse.Namespace) -> int:

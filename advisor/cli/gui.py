@@ -16,6 +16,7 @@ from pathlib import Path
 
 from advisor.cli.display import display_problem
 from advisor.errors import UserError
+from advisor.owned import refuse_owned
 from advisor.report.strings import text
 
 
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
                 return 0
             raise UserError(text(lang, "gui.no_display"), hint=text(lang, "gui.no_display_hint"))
     if args.screenshot is not None:
-        _check_screenshot(args.screenshot.expanduser())
+        _check_screenshot(args.screenshot.expanduser(), message_language(args, os.environ))
     unusable = display_problem(os.environ)
     if unusable is not None:  # Qt would abort (exit 134) on a display nobody answers at: say so first
         if args.screenshot is not None:
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
-def _check_screenshot(path: Path) -> None:
+def _check_screenshot(path: Path, language: str = "en") -> None:
     """A PNG can be written at `path`: not a folder, in a folder that exists and is writable."""
     if path.is_dir():
         raise UserError(f"cannot write the screenshot to {path}: it is a folder",
@@ -101,6 +102,7 @@ def _check_screenshot(path: Path) -> None:
     except OSError as exc:
         raise UserError(f"cannot write {path}: its folder {folder} is not writable ({exc.strerror or exc})",
                         hint="choose a folder you can write to") from None
+    refuse_owned(path, lang=language)  # a run's evidence, the history or the lock is never replaced by a picture
     if path.exists() and not os.access(path, os.W_OK):
         raise UserError(f"cannot write {path}: the file is not writable", hint="choose another file name")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -15,12 +16,14 @@ from advisor.errors import UserError
 from advisor.evidence.io import evidence_from_json, evidence_path, read_json_file
 from advisor.facts.checks import load_facts_file
 from advisor.facts.from_evidence import facts_from_evidence
+from advisor.owned import output_file, wants_folder
 from advisor.report.model import DAMAGED_SHAPE, build_report, validate_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
 
 _SUFFIX_FORMAT = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
+_FORMAT_SUFFIX = {"html": "html", "md": "md", "json": "json"}
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +37,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     lang.add_option(parser, "report language")
     parser.add_argument("--include-prompts", action="store_true",
                         help="keep prompts and model outputs in the report (left out by default)")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE", help="where to write (default: stdout)")
+    parser.add_argument("-o", "--output", metavar="FILE", help="where to write (default: stdout; a folder, or a name "
+                                                               "ending in /, gets report.<format> inside)")
 
 
 def _verdict_for(facts: Mapping[str, Any]) -> dict[str, Any]:
@@ -68,9 +72,31 @@ def _source(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     return build_report(evidence, facts, verdict, include_prompts=args.include_prompts), False
 
 
+def _sources(args: argparse.Namespace) -> list[Path]:
+    """The files the report is read from (never written over)."""
+    if args.facts is not None:
+        return [args.facts]
+    file = evidence_path(args.run_dir)
+    return [file, file.parent / "verdict.json"]
+
+
+def _target(args: argparse.Namespace) -> tuple[Path | None, str]:
+    """Where to write (None: stdout) and the format: a folder gets report.<format> inside it (advisor/owned.py
+    decides, and refuses a run's own files, the history and the report's source)."""
+    raw: str | None = args.output
+    if raw is None or raw == "-":
+        return None, args.format or "html"
+    if wants_folder(raw):
+        fmt = args.format or "html"
+        return output_file(raw, f"report.{_FORMAT_SUFFIX[fmt]}", sources=_sources(args), lang=lang.resolve(args.lang),
+                           make_folder=False), fmt
+    fmt = args.format or _SUFFIX_FORMAT.get(Path(raw).suffix.lower(), "html")
+    return output_file(raw, "", sources=_sources(args), lang=lang.resolve(args.lang)), fmt
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the report and write it atomically (or print it)."""
-    fmt = args.format or (_SUFFIX_FORMAT.get(args.output.suffix.lower(), "html") if args.output else "html")
+    output, fmt = _target(args)  # refused before the report is built: nothing is read twice or half-written
     report, from_file = _source(args)
     try:
         if fmt == "html":
@@ -85,13 +111,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"the report {args.run_dir} is damaged or was edited by hand ({type(exc).__name__}: "
                         f"{str(exc)[:120]})", hint="write it again with `spec-advisor report RUN --format json`, "
                                                    "or report from the run folder") from None
-    if args.output is None or str(args.output) == "-":
+    if output is None:
         sys.stdout.write(text)
         return 0
     try:
-        write_atomic(args.output, text)
+        if not output.parent.exists() and args.output.endswith(("/", os.sep)):
+            output.parent.mkdir()  # `-o newdir/`: the folder the user asked for, one level, made only now
+        write_atomic(output, text)
     except OSError as exc:
-        raise UserError(f"cannot write {args.output}: {exc.strerror or exc}",
+        raise UserError(f"cannot write {output}: {exc.strerror or exc}",
                         hint="check the folder exists and is writable") from exc
-    print(f"wrote {args.output}", file=sys.stderr)
+    print(f"wrote {output}", file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ from advisor.evidence import draft, placement, schema, steps, tuner, units, warn
 
 # The order a reader meets them in: the file, then what it holds.
 CLASSES: tuple[type, ...] = (
-    schema.Evidence, schema.ConfigRecord, schema.Environment, draft.DraftSetup, placement.Placement,
+    schema.Evidence, schema.ConfigRecord, schema.Environment, schema.ModelFile, draft.DraftSetup, placement.Placement,
     placement.ModelPlacement, schema.WorkloadSummary,
     schema.StepRecord, warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard,
     steps.BaselineEvidence,

@@ -41,6 +41,16 @@ RunStatus = SessionStatus | Literal["running"]
 
 
 @dataclass(frozen=True, slots=True)
+class ModelFile:
+    """Which model file a run measured, enough to tell two files apart without reading gigabytes: a resumed
+    run must go on with the same model, or its units would mix with another's (advisor/run/model_identity.py)."""
+
+    path: str
+    size_bytes: int | None = None    # None: an attached server's model, known only by the name it reports
+    head_sha256: str | None = None   # SHA-256 of the file's first MiB
+
+
+@dataclass(frozen=True, slots=True)
 class Environment:
     """What the run was measured on, as the probes reported it (None: not probed, e.g. no engine started)."""
 
@@ -56,6 +66,8 @@ class Environment:
     spec_params: Mapping[str, str] = field(default_factory=dict)
     draft: DraftSetup | None = None  # a managed run's draft model: tokenizer pairing, VRAM budget, placement
     placement: Mapping[str, Placement] = field(default_factory=dict)  # per managed arm: its server's load log
+    model_file: ModelFile | None = None  # the target as measured (its size and first MiB), checked on --resume
+    draft_file: ModelFile | None = None  # the draft model the same way
 
     @property
     def probed(self) -> bool:

@@ -90,6 +90,16 @@ class PreflightEvidence:
     sanity: SanityCheck | None = None
 
 
+# Preflight's guards on whether each arm speculates as claimed, by /slots (advisor/steps/preflight.py).
+SPEC_GUARDS = ("spec-off", "spec-on")
+
+
+def arms_mismatch(guards: Mapping[str, Guard]) -> str:
+    """The speculation guards that failed, e.g. 'OFF arm: speculation on (ngram-mod)'; '' when none did."""
+    return "; ".join(f"{name.removeprefix('spec-').upper()} arm: {g.detail}"
+                     for name, g in guards.items() if name in SPEC_GUARDS and g.passed is False)
+
+
 @dataclass(frozen=True, slots=True)
 class BaselineEvidence:
     """Spec-off decoding: speed, its spread, and where it sits against the memory roofline."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from advisor.evidence.placement import same_placement
 from advisor.evidence.schema import Environment, Evidence
-from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BatchEvidence
+from advisor.evidence.steps import SPEC_GUARDS, ABEvidence, AcceptanceEvidence, BatchEvidence, arms_mismatch
 from advisor.evidence.tuner import TuneEvidence
 from advisor.evidence.warnings import THROTTLE_CODES, TRAP_CODES, WarningCode
 from advisor.facts.checks import check_facts
@@ -255,6 +255,14 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
     if (pre := evidence.preflight) is not None and pre.sanity is not None:
         _put(out, "sanity.slowdown", pre.sanity.slowdown)
         _put(out, "sanity.tripped", pre.sanity.tripped)
+    if (pre := evidence.preflight) is not None:
+        spec = {name: g for name, g in pre.guards.items() if name in SPEC_GUARDS}
+        wrong = arms_mismatch(pre.guards)
+        if wrong:
+            out["arms.mismatch"] = wrong
+            out["arms.as_claimed"] = False
+        elif spec and all(g.passed for g in spec.values()):
+            out["arms.as_claimed"] = True
     if evidence.arms is not None:
         _put(out, "arms.single_resident", evidence.arms.mode == "single")
     if (base := evidence.baseline) is not None:

@@ -94,6 +94,9 @@ MEANINGS_ZH: dict[str, str] = {
                                 "；连接的服务器或关闭了新进程池时为 false"),
     "sanity.slowdown": "健全性检查：长步骤之前两组短请求中开 ÷ 关 ms/token 的最小值（大于 1：每组中推测都更慢）",
     "sanity.tripped": "健全性检查停止了这次检查（sanity.slowdown 达到策略上限）",
+    "arms.as_claimed": ("关闭组没有推测、开启组在推测（A/A 运行即 --spec-type none 时两组都关闭），"
+                        "以预检时各服务器的 /slots 为准"),
+    "arms.mismatch": "状态与声明不符的组，以及其服务器报告的内容",
     "arms.single_resident": "同一时间只有一份目标模型（check --arms，或由内存预算选定）",
     "spec.cache_based": "该方法在请求之间保留起草表（n-gram、查找、后缀），重复文本会让它虚高（由 spec.method 派生）",
     "vram.headroom_after_draft_gib": "加载草稿模型及其 KV 之后剩余的显存",

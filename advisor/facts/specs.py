@@ -163,6 +163,10 @@ _SPECS: tuple[FactSpec, ...] = (
        "request pairs before the long steps (above 1: speculation slower in every pair)", "step preflight"),
     _s("sanity.tripped", "bool", "", "the sanity gate stopped the check (sanity.slowdown at its policy limit)",
        "step preflight"),
+    _s("arms.as_claimed", "bool", "", "speculation off in the OFF arm and on in the ON arm (off in both for an "
+       "A/A run, --spec-type none), as each server's /slots said at preflight", "step preflight"),
+    _s("arms.mismatch", "str", "", "the arms that were not as claimed, with what their server said",
+       "step preflight"),
     _s("arms.single_resident", "bool", "", "one copy of the target at a time (check --arms, or the memory "
        "budget chose it)", "managed run: advisor/arms/budget.py"),
     _s("spec.cache_based", "bool", "", "the method keeps drafting tables across requests (n-gram, lookup, "

@@ -117,6 +117,19 @@ class RunStore:
             )
         return run_id
 
+    def record_environment(self, run_id: str, values: Mapping[str, Any]) -> None:
+        """Merge `values` into the run's stored environment (e.g. the model file it measures, which a resume
+        compares against)."""
+        with self._transaction() as conn:
+            self._require_run(conn, run_id)
+            row = conn.execute("SELECT environment_json FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+            try:
+                current = _load(row[0]) if row else None
+            except _DAMAGED:  # a damaged row is replaced by what is known now
+                current = None
+            merged = {**(current if isinstance(current, dict) else {}), **values}
+            conn.execute("UPDATE runs SET environment_json = ? WHERE run_id = ?", (_dump(merged), run_id))
+
     def record_unit(self, run_id: str, step: str, unit_key: str, payload: Mapping[str, Any]) -> bool:
         """Commit one completed measurement unit; returns False if it was already recorded.
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from advisor.report import (
     strings_cli,
     strings_en,
+    strings_owned,
     strings_progress,
     strings_refusals,
     strings_trust,
@@ -29,6 +30,8 @@ TABLES["en"].update(strings_trust.EN)  # messages about what the tool does not t
 TABLES["zh"].update(strings_trust.ZH)
 TABLES["en"].update(strings_refusals.EN)  # what `check` refuses before it starts (docs/refusals.md)
 TABLES["zh"].update(strings_refusals.ZH)
+TABLES["en"].update(strings_owned.EN)  # what is never overwritten, --resume, runs that stop on a wrong arm
+TABLES["zh"].update(strings_owned.ZH)
 _EN = TABLES["en"]
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from advisor import __version__, paths
 from advisor.arms.arms import Arms
-from advisor.arms.launch import attach, start_managed
+from advisor.arms.launch import attach, resolve_model, start_managed
 from advisor.atomic import write_atomic
 from advisor.config import CheckConfig
 from advisor.decide.policy import Policy, default_policy
@@ -29,13 +29,18 @@ from advisor.errors import UserError
 from advisor.events import Event, RunPlanned, ServerRestarted, SessionDone, SessionStatus, StepDone, StepStarted
 from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
-from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord, WorkloadSummary
+from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecord, WorkloadSummary
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
+from advisor.owned import refuse_earlier_run
+from advisor.report.strings import text
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
+from advisor.run.fits import too_long
 from advisor.run.lock import CheckLock
+from advisor.run.model_identity import describe as model_describe
+from advisor.run.model_identity import fingerprint, from_record, same_model, served, to_record
 from advisor.run.plan import WorkloadPlan, plan_workload
 from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
 from advisor.steps.base import Step, StepContext
@@ -54,8 +59,9 @@ class Session:
 
     def __init__(self, config: CheckConfig, subscribers: Iterable[Subscriber] = (),
                  run_dir: Path | None = None, store: RunStore | None = None, resume_run_id: str | None = None,
-                 rules: RuleSet | None = None) -> None:
+                 rules: RuleSet | None = None, lang: str = "en") -> None:
         self.config = config
+        self.lang = lang                     # of the messages the session itself words (a refused resume)
         self.subscribers = list(subscribers)
         self.store = store
         self.resume_run_id = resume_run_id
@@ -115,6 +121,16 @@ class Session:
         rules = self.rules
         if rules is None:
             return self._refused(self.rules_error or UserError("the rules did not load"), user_error=True)
+        if not self.resume_run_id:
+            try:  # a folder that holds an earlier run is never written over (advisor/owned.py)
+                refuse_earlier_run(self.run_dir)
+            except UserError as exc:
+                return self._refused(exc, user_error=True)
+        if self.resume_run_id and self.config.mode == "managed":
+            try:  # the model file is compared before any server loads it (an attached server's, once it answers)
+                self._same_models(self._model_files(resolve_model(self.config), None))
+            except UserError as exc:
+                return self._refused(exc, user_error=True)
         lock = CheckLock() if self.config.mode == "managed" else None
         try:
             if lock is not None:
@@ -155,9 +171,12 @@ class Session:
         try:
             arms = self._start()
             plan = self._plan(arms)
+            self._prompts_fit(arms, plan)  # before the first measurement: a usage error, not failed requests
             self.emit(self._planned(arms, plan))
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
+            if status == "complete" and not self.failure and not self.halted:
+                self.failure = self._nothing_measured()
             done = self._finish("failed", self.failure) if self.failure else self._finish(status, self.halted)
         except UserError as exc:
             done = replace(self._finish("failed", _message(exc)), user_error=True)
@@ -202,13 +221,57 @@ class Session:
             arms = attach(cfg)
         self.arms = arms  # set before probing, so a failure below still stops the servers
         model = arms.model_path or cfg.model
+        engine = _engine_info(arms)
+        files = self._model_files(model if arms.model_path else None, engine)
+        self._same_models(files)  # before anything is saved: a refused resume leaves the run as it was
         env = gather(model, binary=arms.binary, model_info=arms.model_info)
         env = replace(env, command_lines={k: tuple(v) for k, v in arms.command_lines().items()},
-                      spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=_engine_info(arms),
-                      draft=arms.draft, placement=dict(arms.placements))
+                      spec_args=arms.spec_args(), spec_params=arms.spec_params(), engine=engine,
+                      draft=arms.draft, placement=dict(arms.placements), model_file=files[0], draft_file=files[1])
         self.evidence = replace(self.evidence, environment=env, arms=arms.plan, servers=tuple(arms.spans))
         self.save()
         return arms
+
+    def _model_files(self, managed_model: Path | None,
+                     engine: EngineInfo | None) -> tuple[ModelFile | None, ModelFile | None]:
+        """The target and draft files as measured: managed, the files themselves; attached, what the server
+        says it serves (the file too when that is a readable local path)."""
+        try:
+            name = engine.model if engine is not None and isinstance(engine.model, str) else None
+            target = fingerprint(managed_model) if managed_model is not None else served(name)
+            draft = fingerprint(self.config.draft_model) if managed_model and self.config.draft_model else None
+        except OSError as exc:
+            raise UserError(f"cannot read the model file: {describe(exc)}") from exc
+        return target, draft
+
+    def _same_models(self, files: tuple[ModelFile | None, ModelFile | None]) -> None:
+        """A resumed run goes on only with the models it started with (UserError otherwise); a new run records
+        its models in the history, where a later resume finds them."""
+        if self.store is None:
+            return
+        if not self.resume_run_id:
+            if not self.run_id:
+                return
+            try:
+                self.store.record_environment(self.run_id, {"model_file": to_record(files[0]),
+                                                            "draft_file": to_record(files[1])})
+            except WRITE_ERRORS as exc:
+                self.history_error = self.history_error or f"the run's model file ({describe(exc)})"
+            return
+        record = self.store.get_run(self.resume_run_id)
+        stored = record.environment if record is not None else {}
+        for key, now in zip(("model_file", "draft_file"), files, strict=True):
+            then = from_record(stored.get(key))
+            if key == "model_file" and (then is None or now is None):
+                raise UserError(text(self.lang, "resume.no_model", run_id=self.resume_run_id),
+                                hint=text(self.lang, "resume.no_model_hint"))
+            if (then is None and now is None) or (then is not None and now is not None and same_model(then, now)):
+                continue
+            shown = now or then
+            raise UserError(text(self.lang, "resume.model_changed", run_id=self.resume_run_id,
+                                 path=shown.path if shown else "?", now=model_describe(now) if now else "none",
+                                 then=model_describe(then) if then else "none"),
+                            hint=text(self.lang, "resume.model_changed_hint"))
 
     def _plan(self, arms: Arms) -> WorkloadPlan:
         # Both arms load the same model, so either one's chat template renders the prompts: the one running.
@@ -223,6 +286,28 @@ class Session:
             mix_realised=dict(plan.mix.realised) if plan.mix else {}, mix_short=plan.mix.short if plan.mix else ()),
             prompts={p.id: p.text for p in (*plan.acceptance, *plan.ab)} if self.config.keep_prompts else {})
         return plan
+
+    def _prompts_fit(self, arms: Arms, plan: WorkloadPlan) -> None:
+        """UserError when a prompt cannot fit a slot's context beside the answer, by the engine's own tokenizer
+        (advisor/run/fits.py); engines that do not say their context or cannot tokenize are not checked."""
+        arm = next((a for a in (arms.off, arms.on) if a is not None and a.resident), None)
+        tokenize = getattr(arm.adapter, "tokenize", None) if arm else None
+        if arm is None or tokenize is None:
+            return
+        try:
+            n_ctx = arm.adapter.info().context_size
+            if not isinstance(n_ctx, int) or n_ctx < 1:
+                return
+            prompts = (*plan.warmup, *plan.baseline, *plan.acceptance, *plan.ab, plan.canary)
+            answer = self.config.budget.max_tokens
+            over = too_long((p.text for p in prompts), n_ctx, answer, lambda t: len(tokenize(t)))
+        except EngineError as exc:
+            log.info("prompt lengths not checked: %s", exc)
+            return
+        if over is not None:
+            raise UserError(text(self.lang, "guard.prompts_too_long", count=over.count, tokens=over.longest_tokens,
+                                 n_ctx=n_ctx, room=over.room, answer=answer),
+                            hint=text(self.lang, "guard.prompts_too_long_hint"))
 
     def _planned(self, arms: Arms, plan: WorkloadPlan) -> RunPlanned:
         """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds;
@@ -277,6 +362,15 @@ class Session:
             if ctx.halt:
                 self.halted = ctx.halt
                 break
+
+    def _nothing_measured(self) -> str:
+        """Why the run is not complete when no measuring step succeeded and at least one failed ('' otherwise):
+        a verdict from nothing measured must never read as a finished check (exit 0)."""
+        measured = {name: rec for name, rec in self.evidence.steps.items() if name != "preflight"}
+        failed = [f"{name}: {rec.reason or 'failed'}" for name, rec in measured.items() if rec.status == "failed"]
+        if not failed or any(rec.status == "done" for rec in measured.values()):
+            return ""
+        return text(self.lang, "guard.no_step", failed="; ".join(failed))
 
     def _record_servers(self, arms: Arms) -> None:
         """Every restart and every server's start, load and stop so far, into the evidence."""

@@ -90,7 +90,12 @@ class ABStep:
             warnings.append(warn(self.id, WarningCode.STOPPED, stop_reason))
         yield from warnings
         status: StepStatus = "aborted" if ctx.cancelled else "done"
-        yield StepDone(self.id, status, evidence, elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+        reason = None
+        if status == "done" and pairs and evidence.n_prompts == 0:
+            # every pair lost an arm: nothing was compared, so the step failed whatever the loop's end says
+            status, reason = "failed", f"no A/B pair had both arms answer ({stop_reason or 'every request failed'})"
+        yield StepDone(self.id, status, evidence, reason=reason, elapsed_s=time.monotonic() - t0,
+                       warnings=tuple(warnings))
 
 
 def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.arms.arms import ArmName
-from advisor.events import Event, Progress, Sample, StepDone, UnitDone
+from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.evidence.steps import BatchEvidence, BatchLevel, BatchRound, RequestRecord
 from advisor.evidence.warnings import WarningCode
 from advisor.recommend.schedule import cutoffs, level_results
@@ -91,8 +91,12 @@ class BatchStep:
         if failed:
             warnings.append(warn(self.id, WarningCode.FAILURES, f"{failed} concurrent requests failed"))
         yield from warnings
-        yield StepDone(self.id, "aborted" if ctx.cancelled else "done", evidence,
-                       elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+        status: StepStatus = "aborted" if ctx.cancelled else "done"
+        reason = None
+        if status == "done" and rows and all(r.off_tok_s is None and r.on_tok_s is None for r in rows):
+            status, reason = "failed", f"every concurrent request failed ({failed})"  # no level measured
+        yield StepDone(self.id, status, evidence, reason=reason, elapsed_s=time.monotonic() - t0,
+                       warnings=tuple(warnings))
 
 
 def _paired_level(ctx: StepContext, i: int, c: int,

@@ -16,7 +16,7 @@ from advisor.arms.arms import ArmName
 from advisor.decide.policy import PreflightPolicy
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.schema import Environment
-from advisor.evidence.steps import Guard, PreflightEvidence
+from advisor.evidence.steps import Guard, PreflightEvidence, arms_mismatch
 from advisor.evidence.warnings import WarningCode
 from advisor.report.strings import text
 from advisor.steps.base import StepContext, warn
@@ -48,7 +48,11 @@ class PreflightStep:
         sanity_ms: dict[str, list[float]] = {}
         guards.update(spec_guards(ctx, sanity_ms))
         sanity = sanity_result(ctx, sanity_ms)
-        if sanity is not None and sanity.tripped:
+        if wrong := arms_mismatch(guards):
+            # Every later step would compare something other than speculation on vs off: stop here, and the rules
+            # make this the verdict's reason (rules/root.toml, arms-not-as-claimed).
+            ctx.halt = text("en", "guard.arms", detail=wrong)
+        elif sanity is not None and sanity.tripped:
             # The long steps would only confirm it: stop here, the rules give the finding (rules/root.toml).
             ctx.halt = (f"the sanity gate stopped the check: speculation decoded {sanity.slowdown:.1f}× slower "
                         f"than speculation off in every one of its first requests (limit {sanity.limit:g}×)")
@@ -115,7 +119,7 @@ def spec_guards(ctx: StepContext, sanity_ms: dict[str, list[float]]) -> dict[str
     names: tuple[ArmName, ArmName] = ("on", "off") if ctx.arms.single and on_resident else ("off", "on")
     for name in names:
         arm = ctx.use(name, "preflight", warm=False)  # the sanity requests warm it
-        want = name == "on"
+        want = name == "on" and ctx.config.spec_type != "none"  # --spec-type none: an A/A run, both arms off
         if arm is None:
             continue
         sanity_ms[name] = sanity_requests(ctx, arm)

@@ -57,6 +57,11 @@ def test_export_writes_all_three_formats(window, saved_run: Path, tmp_path: Path
         "ENABLE", "SKIP", "INCONCLUSIVE")
     assert not bar.save("md", tmp_path / "no-such-dir" / "x" / "r.md") or True  # errors become text
     assert bar.result.text()
+    # the run's own evidence is never the export's target (advisor/owned.py): refused as text, file untouched
+    before = (saved_run / "evidence.json").read_bytes()
+    assert not bar.save("json", saved_run / "evidence.json")  # type: ignore[arg-type]
+    assert "will not write" in bar.result.text() or "不会写入" in bar.result.text()
+    assert (saved_run / "evidence.json").read_bytes() == before
 
 
 def test_chinese_verdict(window, saved_run: Path) -> None:  # type: ignore[no-untyped-def]
