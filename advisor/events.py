@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+from advisor.evidence.status import SessionStatus, StepStatus
 from advisor.evidence.warnings import WarningCode
 
-if TYPE_CHECKING:  # evidence types import these statuses; events only names them
+if TYPE_CHECKING:
     from advisor.evidence.kinds import StepEvidence
-
-StepStatus = Literal["done", "skipped", "failed", "aborted"]
-SessionStatus = Literal["complete", "aborted", "failed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +56,7 @@ class Sample:
 @dataclass(frozen=True, slots=True)
 class Progress:
     """How far a step is (`done` of `total` units) and which unit it is on: `detail` names the unit's sentence
-    in the string tables (`progress.<detail>`, English and Chinese, advisor/report/strings_progress.py) and
+    in the string tables (`progress.<detail>`, English and Chinese, advisor/text/strings_progress.py) and
     `values` fill it in, so the CLI and the window say it in the reader's language."""
 
     step: str

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from advisor import paths
 from advisor.errors import UserError
-from advisor.report.strings import text
+from advisor.text import text
 
 # What a check writes into its run folder (advisor/run/session.py, advisor/evidence/io.py).
 RUN_FILES = ("evidence.json", "verdict.json")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor.cli.main import main as cli_main
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.paths import CONFIG_DIR_ENV
 from advisor.perf.predict import Prediction, predict
 from bench.calibration_data import DATA_ENV, Case, Scored, data_paths, load, outside_facts, summary, worst

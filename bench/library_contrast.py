@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from advisor.arms.server import ManagedServer, ServerConfig
-from advisor.run.plan import WARMUP_PROMPTS
+from advisor.steps.plan import WARMUP_PROMPTS
 from advisor.workloads import CATEGORIES, load_library, select
 from bench.common import EngineMissing, demo_engine, server_tok_s, stop_cleanly_on_sigterm
 from probes.engines.llamacpp.adapter import LlamaCppAdapter

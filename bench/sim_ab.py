@@ -21,10 +21,10 @@ from dataclasses import replace
 import numpy as np
 
 from advisor.ab.decision import run_batch
-from advisor.ab.policy import ABPolicy
 from advisor.ab.sequential import CODE_ENABLE, CODE_INCONCLUSIVE, CODE_SKIP
 from advisor.ab.simulation import Scenario, null_scenarios
-from advisor.decide.policy import default_policy
+from advisor.core.ab_policy import ABPolicy
+from advisor.core.policy import default_policy
 
 N_MAX = 60  # last planned look (ABPolicy.looks)
 FIXED_N = 200  # the fixed-sample design we compare against (brief; reliability.md §2.2)

@@ -20,7 +20,7 @@ from advisor.ab.categories import early_divergence_low, early_divergence_rate, e
 from advisor.ab.decision import decide_ab
 from advisor.ab.simulation import BASE_MS, SIGMA_W
 from advisor.ab.types import Decision, PairResult
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.stats import binomial_lower_bound
 from advisor.workloads.errors import WorkloadError
 from advisor.workloads.mix import _counts, allocate, normalise, parse_mix
@@ -127,7 +127,7 @@ def test_unknown_category_names_the_known_ones() -> None:
 
 def test_the_draw_does_not_depend_on_the_hash_seed() -> None:
     # a resumed run is another process: its draw must match the one it resumes (sets iterate by hash seed)
-    code = ("from advisor.config import CheckConfig\nfrom advisor.run.plan import plan_workload\n"
+    code = ("from advisor.config import CheckConfig\nfrom advisor.steps.plan import plan_workload\n"
             "print([p.id for p in plan_workload(CheckConfig(quick=True, steps=('ab',))).ab])")
     root = str(Path(__file__).resolve().parent.parent)
     draws = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -12,7 +12,7 @@ import advisor.ab.decision as abtest
 from advisor.ab.decision import PairResult, aa_check, decide_ab
 from advisor.ab.simulation import Scenario, to_pairs
 from advisor.ab.types import Decision
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 
 POLICY = default_policy().ab
 

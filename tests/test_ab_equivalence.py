@@ -8,7 +8,7 @@ import pytest
 from advisor.ab.decision import decide_ab, run_batch
 from advisor.ab.sequential import CODE_TO_DECISION
 from advisor.ab.simulation import Scenario, to_pairs
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 
 POLICY = default_policy().ab
 

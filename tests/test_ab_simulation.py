@@ -14,10 +14,10 @@ from dataclasses import replace
 import pytest
 
 from advisor.ab.decision import decide_ab
-from advisor.ab.policy import ABPolicy
 from advisor.ab.simulation import Scenario, null_scenarios, to_pairs
 from advisor.ab.types import Decision
-from advisor.decide.policy import default_policy
+from advisor.core.ab_policy import ABPolicy
+from advisor.core.policy import default_policy
 
 REPS = 300
 Z99 = 2.326

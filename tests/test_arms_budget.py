@@ -17,11 +17,11 @@ import pytest
 
 from advisor.arms.arms import Arm, Arms
 from advisor.arms.budget import FLOAT_BYTES, GIB, UBATCH_TOKENS, arm_need, plan_arms, weights_private
-from advisor.arms.launch import single_if_placed_apart
 from advisor.arms.schedule import Window, leads, single_resident_windows
 from advisor.demo.model import demo_model_path
 from advisor.evidence.arms import ArmsPlan, ArmsRequest
 from advisor.report.arms_text import arms_sentence
+from advisor.run.launch import single_if_placed_apart
 from probes.base import Unavailable
 from probes.engines.llamacpp.placement import ModelPlacement, Placement
 from probes.gpu.probe import GpuReport, GpuSnapshot
@@ -31,7 +31,7 @@ from probes.model.probe import probe_model
 
 pytestmark = pytest.mark.skipif(demo_model_path() is None, reason="the demo GGUF supplies the model's shape")
 
-CTX = 4 * 2048          # what a managed check budgets: 4 slots × 2048 tokens (advisor/arms/launch.py)
+CTX = 4 * 2048          # what a managed check budgets: 4 slots × 2048 tokens (advisor/run/launch.py)
 MARGIN = 1.0            # rules/policy.toml [arms] dual_margin_gib
 
 

@@ -19,15 +19,15 @@ from typing import Any
 
 import pytest
 
-from advisor.arms import launch
 from advisor.arms.arms import Arms
-from advisor.arms.launch import start_managed
 from advisor.arms.server import ManagedServer
 from advisor.cli.main import EXIT_USER_ERROR, main
 from advisor.config import QUICK, CheckConfig
 from advisor.events import Event
-from advisor.report.strings import text
+from advisor.run import launch
+from advisor.run.launch import start_managed
 from advisor.run.session import Session
+from advisor.text import text
 from probes.base import Unavailable
 from probes.engines.llamacpp.binary import LlamaServerBinary
 from probes.engines.llamacpp.devices import DeviceList, LlamaDevice

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from advisor.decide.policy import PolicyError, default_policy, load_policy
+from advisor.core.policy import PolicyError, default_policy, load_policy
 from advisor.decide.verdict import decide
 from advisor.evidence.codec import decode, encode
 from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord

@@ -16,14 +16,14 @@ import pytest
 from advisor.arms.arms import Arm, Arms
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import QUICK, CheckConfig
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.events import StepDone, UnitDone
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import BatchEvidence, BatchLevel
 from advisor.recommend.schedule import cutoffs, level_results
-from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext
 from advisor.steps.batch import BatchStep
+from advisor.steps.plan import plan_workload
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
 pytestmark = pytest.mark.engine

@@ -11,7 +11,7 @@ import pytest
 from advisor.cli.check import _run_session
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
-from advisor.report.strings import text
+from advisor.text import text
 
 
 class _Stopped:

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from advisor.deploy.yaml_emit import dump, quote
 from advisor.deploy.yaml_load import ManifestYamlError, load_all
+from advisor.recommend.yaml_emit import dump, quote
 
 HAVE_PYYAML = importlib.util.find_spec("yaml") is not None
 needs_pyyaml = pytest.mark.skipif(not HAVE_PYYAML, reason="PyYAML is not in the venv (optional cross-check)")

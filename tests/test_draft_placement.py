@@ -11,10 +11,9 @@ import pytest
 
 from advisor.arms.arms import Arms
 from advisor.arms.draft import GIB, plan_draft
-from advisor.arms.launch import start_managed
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import CheckConfig
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.decide.verdict import decide
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
@@ -26,6 +25,7 @@ from advisor.facts.from_evidence import facts_from_evidence
 from advisor.recommend.build import recommend
 from advisor.recommend.llamacpp import SpecSettings, spec_args
 from advisor.report.strings import step_warning
+from advisor.run.launch import start_managed
 from advisor.steps.base import StepContext
 from advisor.steps.preflight import PreflightStep
 from probes.base import Unavailable

@@ -10,9 +10,9 @@ import pytest
 from advisor.cli.progress import ProgressPrinter
 from advisor.config import CheckConfig
 from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
-from advisor.report.strings import text
 from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_restarts, planned_units
 from advisor.steps.tune_plan import TunePlan, plan_tune, probe_prompt_count
+from advisor.text import text
 
 
 class Clock:

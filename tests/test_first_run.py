@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from advisor.arms import launch as arms
 from advisor.cli import setup_help
 from advisor.cli.main import build_parser, main
 from advisor.config import CheckConfig
 from advisor.demo import first_run
 from advisor.demo.first_run import TABLES, first_run_advice, first_run_hint
 from advisor.errors import UserError
+from advisor.run import launch as arms
 from probes.base import Unavailable
 
 NOTHING: dict[str, Any] = {"llama_server": {"unavailable": "not-found"}, "gpu": {"gpus": []}, "demo_model": None}

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.decide.policy import default_policy, flat_values
+from advisor.core.policy import default_policy, flat_values
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ("advisor", "probes", "ui")

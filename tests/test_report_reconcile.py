@@ -14,11 +14,11 @@ from advisor.decide.reconcile import reconcile
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.facts.from_evidence import facts_from_evidence
-from advisor.report import strings_en, strings_zh
 from advisor.report.model import build_report
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.render_html import render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.text import strings_en, strings_zh
 
 
 def _run_with_reconciliation() -> Evidence:

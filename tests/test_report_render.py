@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from report_sample import run_from, sample_evidence, sample_facts, sample_run, sample_verdict
 
-from advisor.report import strings_en, strings_zh
 from advisor.report.model import REPORT_SCHEMA_VERSION, ReportSchemaError, build_report, load_report
 from advisor.report.render_html import CSP, render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
 from advisor.report.svg import nice_ticks
+from advisor.text import strings_en, strings_zh
 
 CREATED = "2026-11-29T12:30:00Z"
 

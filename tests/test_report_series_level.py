@@ -31,6 +31,6 @@ def test_band_follows_the_recorded_level() -> None:
 
 
 def test_runs_saved_without_a_level_use_the_policy() -> None:
-    from advisor.decide.policy import default_policy
+    from advisor.core.policy import default_policy
 
     assert _last_band(None) == _last_band(default_policy().ab.ci_level)

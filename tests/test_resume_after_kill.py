@@ -24,7 +24,7 @@ CHILD = textwrap.dedent('''
     from pathlib import Path
     from advisor.evidence.schema import Environment
     from advisor.arms.arms import Arm, Arms
-    from advisor.arms.launch import resolve_model
+    from advisor.run.launch import resolve_model
     from advisor.config import CheckConfig
     from advisor.run.session import Session
     from advisor.history.store import RunStore

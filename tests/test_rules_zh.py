@@ -19,8 +19,8 @@ from advisor.decide.text import placeholders
 from advisor.decide.verdict import decide, verdict_to_json
 from advisor.events import Progress
 from advisor.lang import from_locale_names, system_language
-from advisor.report import strings_cli, strings_progress
 from advisor.report.strings import progress_text, verdict_lines
+from advisor.text import strings_cli, strings_progress
 from tests.test_rules_cases import ALL_CASES, _flatten
 
 CJK = re.compile(r"[\u4e00-\u9fff]")

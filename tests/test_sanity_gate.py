@@ -16,12 +16,12 @@ import pytest
 
 from advisor.arms.arms import Arms
 from advisor.config import QUICK, CheckConfig
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.decide.rules import load_rules
 from advisor.evidence.schema import Environment
-from advisor.run.plan import plan_workload
 from advisor.run.session import Session
 from advisor.steps.base import StepContext
+from advisor.steps.plan import plan_workload
 from advisor.steps.sanity import likely_causes, sanity_result
 from tests.draft_models import write_draft
 

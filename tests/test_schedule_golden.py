@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.deploy.yaml_load import load_all
 from advisor.recommend.build import recommend
 from advisor.recommend.engine_schedule import release

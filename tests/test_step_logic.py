@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from advisor.config import QUICK
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.evidence.codec import encode
 from advisor.evidence.io import evidence_from_json
 from advisor.evidence.jsonsafe import json_safe

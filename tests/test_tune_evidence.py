@@ -21,7 +21,7 @@ from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_markdown import render_markdown
-from advisor.report.strings import text
+from advisor.text import text
 from advisor.tune.summary import tuner_summary
 from tests.report_sample import sample_run, sample_verdict
 

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from advisor.arms import launch
 from advisor.cli import check
 from advisor.config import CheckConfig
 from advisor.errors import UserError
+from advisor.run import launch
 from probes.engines.urls import endpoint_key, same_endpoint
 
 

@@ -17,7 +17,7 @@ import pytest
 from advisor.arms.arms import Arm, Arms
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import QUICK, CheckConfig
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.demo.synth import write_synthetic_pair
 from advisor.events import Progress, StepDone
 from advisor.evidence.codec import encode
@@ -26,8 +26,8 @@ from advisor.evidence.schema import Environment, Evidence, StepRecord
 from advisor.evidence.steps import BaselineEvidence, VerifyEvidence
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.run.environment import read_model
-from advisor.run.plan import plan_workload
 from advisor.steps.base import StepContext
+from advisor.steps.plan import plan_workload
 from advisor.steps.verify import VerifyStep
 from advisor.tune.inputs import verify_ratios
 from probes.engines.llamacpp.adapter import LlamaCppAdapter

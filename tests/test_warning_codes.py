@@ -12,7 +12,7 @@ from pathlib import Path
 
 from advisor.ab.decision import decide_ab
 from advisor.ab.simulation import Scenario, to_pairs
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.evidence.warnings import THROTTLE_CODES, TRAP_CODES, WarningCode
 
 ROOT = Path(__file__).resolve().parent.parent

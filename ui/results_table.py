@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.report.results import COLUMNS, localized
-from advisor.report.strings import text
+from advisor.text import text
 from ui.strings import language
 
 

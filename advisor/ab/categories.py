@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from advisor import stats
-from advisor.ab.policy import ABPolicy
 from advisor.ab.types import PairResult, is_counted
+from advisor.core.ab_policy import ABPolicy
 
 Label = Literal["gain", "no-gain", "unclear", "too-few"]
 # A t interval needs a spread, and at the simultaneous level over nine categories (1 − 0.05/9) its quantile

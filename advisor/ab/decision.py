@@ -17,7 +17,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from advisor.ab.guards import all_pass, record_guards, stat_guard_details, stat_guards, tally
-from advisor.ab.policy import ABPolicy
 from advisor.ab.result import build_decision, fail_closed
 from advisor.ab.sequential import (
     CODE_CONTINUE,
@@ -30,6 +29,7 @@ from advisor.ab.sequential import (
     look_stats,
 )
 from advisor.ab.types import ABDecision, PairResult, is_counted
+from advisor.core.ab_policy import ABPolicy
 from advisor.stats import FloatArray
 
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from advisor.ab.policy import ABPolicy
 from advisor.ab.sequential import BoolArray, LookStats
 from advisor.ab.types import PairResult
+from advisor.core.ab_policy import ABPolicy
 
 
 def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from advisor.ab.guards import failed_names, tally
-from advisor.ab.policy import ABPolicy
 from advisor.ab.sequential import CODE_TO_DECISION, LookStats
 from advisor.ab.types import ABDecision, Decision, PairResult, is_counted
+from advisor.core.ab_policy import ABPolicy
 
 
 def _arm_percentiles(counted: Sequence[PairResult]) -> tuple[float | None, ...]:

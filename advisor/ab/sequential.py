@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from advisor.ab.policy import ABPolicy
 from advisor.ab.types import Decision
+from advisor.core.ab_policy import ABPolicy
 from advisor.stats import FloatArray, sample_skewness, t_quantile
 
 BoolArray = npt.NDArray[np.bool_]

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from advisor.config import CheckConfig
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.errors import UserError
 from advisor.evidence.draft import CpuReason, DraftSetup
 from advisor.recommend.llamacpp import PLACEMENT_FLAGS, DraftPlacement, lists_flag, placement_args
-from advisor.report.strings import text
+from advisor.text import text
 from probes.base import Unavailable
 from probes.engines.llamacpp.binary import FlagDialect
 from probes.gpu.probe import GpuReport

@@ -15,7 +15,6 @@ from types import FrameType
 from advisor import jsonout, lang
 from advisor.arms.draft import check_tokenizers
 from advisor.arms.modelfile import require_gguf
-from advisor.cli.api_key import add_api_key_options, api_key_from
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.resume import resumed_config
 from advisor.cli.summary import print_summary
@@ -25,10 +24,11 @@ from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
-from advisor.report.strings import text
+from advisor.run.api_key import add_api_key_options, api_key_from
 from advisor.run.environment import read_model
 from advisor.run.passthrough import check_engine_environment, check_server_args
 from advisor.run.session import Session
+from advisor.text import text
 from probes.base import Unavailable
 from probes.engines.urls import BadEngineUrl, EngineUrl, is_loopback, parse_engine_url, same_endpoint
 from probes.model.kv_cache import CACHE_TYPES

@@ -17,7 +17,7 @@ from pathlib import Path
 from advisor.cli.display import display_problem
 from advisor.errors import UserError
 from advisor.owned import refuse_owned
-from advisor.report.strings import text
+from advisor.text import text
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

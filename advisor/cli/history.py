@@ -10,8 +10,8 @@ from advisor import jsonout, lang
 from advisor.errors import UserError
 from advisor.history.schema import default_db_path
 from advisor.history.store import RunStore, RunSummary
-from advisor.report.strings import text
 from advisor.termsafe import terminal_safe
+from advisor.text import text
 
 MAX_LIMIT = 1_000_000  # SQLite LIMIT takes a 64-bit integer; nobody keeps a million runs
 _MARK = {"regression": "▼", "improvement": "▲", "change": "•"}

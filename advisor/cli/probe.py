@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from advisor import jsonout, lang
-from advisor.cli.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.cli.probe_text import render_probe
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
+from advisor.run.api_key import ENV_VAR, add_api_key_options, api_key_from
 from advisor.run.environment import package_versions, read_model
 from probes.base import Unavailable
 from probes.engines.listening import listening_ports

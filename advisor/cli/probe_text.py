@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from advisor.report.strings import text
+from advisor.text import text
 
 
 def _v(value: Any, unit: str = "", lang: str = "en") -> str:

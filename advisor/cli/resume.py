@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from advisor import lang
-from advisor.cli.api_key import api_key_from
 from advisor.config import CheckConfig, config_from_dict
 from advisor.errors import UserError
 from advisor.history.store import RunStore
-from advisor.report.strings import text
+from advisor.run.api_key import api_key_from
+from advisor.text import text
 from probes.engines.urls import BadEngineUrl, parse_engine_url, same_endpoint
 
 # Options a resume honours whatever their value (the keys and URLs are checked below).

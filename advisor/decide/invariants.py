@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from advisor.core.policy import Policy, default_policy
 from advisor.decide.evaluate import Check
-from advisor.decide.policy import Policy, default_policy
 
 RULE = "invariants"
 BRANCH = "enable-withheld"

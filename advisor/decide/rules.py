@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
 from advisor import paths
-from advisor.decide.comments import notes
-from advisor.decide.policy import (
+from advisor.core.comments import notes
+from advisor.core.names import suggest
+from advisor.core.policy import (
     POLICY_FILE,
     Policy,
     PolicyError,
@@ -26,7 +27,7 @@ from advisor.decide.policy import (
 from advisor.decide.text import placeholders
 from advisor.decide.values import condition_problem, threshold_problem
 from advisor.errors import UserError
-from advisor.facts.specs import FACT_SPECS, suggest
+from advisor.facts.specs import FACT_SPECS
 
 Op = Literal[">", ">=", "<", "<=", "==", "!=", "in", "not-in", "between", "is-true", "is-false", "not-true",
              "absent", "has"]

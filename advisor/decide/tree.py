@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from advisor.decide.policy import flat_values
+from advisor.core.policy import flat_values
 from advisor.decide.rules import POLICY_REF, Branch, Condition, RuleFile, RuleSet
 
 # What `unknown = block|defer|ignore` does when a condition's fact is missing, in words.

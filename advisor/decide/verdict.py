@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Literal
 
 from advisor import methods
+from advisor.core.policy import Policy, default_policy
 from advisor.decide.blocking import Blocking, blocking
 from advisor.decide.evaluate import Check, Walk, walk
 from advisor.decide.invariants import BREAK_EVEN, blockers, invariant_checks
-from advisor.decide.policy import Policy, default_policy
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
 from advisor.perf.interval import PredictiveInterval, predictive_interval

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import advisor.deploy.yaml_emit as yaml_emit
+import advisor.recommend.yaml_emit as yaml_emit
 from advisor.deploy.base import DeployRequest, container_args, header, require_llamacpp
 from advisor.deploy.docker import image, publish
 

@@ -12,7 +12,7 @@ import copy
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-import advisor.deploy.yaml_emit as yaml_emit
+import advisor.recommend.yaml_emit as yaml_emit
 from advisor.deploy.base import DRAFT_MODEL_FLAGS, LLAMACPP, DeployError, DeployRequest, header
 from advisor.deploy.yaml_load import Document, load_all, load_documents
 from advisor.recommend.dialect import strip_spec_args

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 from advisor.config import Budget, CheckConfig
-from advisor.events import SessionStatus, StepStatus
 from advisor.evidence.arms import ArmsPlan, ServerRestart, ServerSpan
 from advisor.evidence.draft import DraftSetup
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.placement import Placement
+from advisor.evidence.status import SessionStatus, StepStatus
 from advisor.evidence.steps import (
     ABEvidence,
     AcceptanceEvidence,

@@ -10,7 +10,7 @@ import itertools
 from collections.abc import Mapping
 from pathlib import Path
 
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.evidence.jsonfile import read_json_file
 from advisor.facts.specs import FACT_SPECS, FactsError, validate_facts
 

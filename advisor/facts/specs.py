@@ -7,17 +7,17 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from advisor.core.names import suggest
 from advisor.errors import UserError
 from advisor.perf.backend import BACKENDS
 from advisor.perf.interval import Claim
 
-__all__ = ["CHOICES", "FACT_SPECS", "FactSpec", "FactType", "FactsError", "suggest", "validate_facts"]
+__all__ = ["CHOICES", "FACT_SPECS", "FactSpec", "FactType", "FactsError", "validate_facts"]
 
 FactType = Literal["float", "int", "bool", "str"]
 
@@ -231,12 +231,6 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 # The largest whole number a fact may hold: beyond it a float cannot hold it exactly, and no count is that big.
 MAX_INT_FACT = 2**53
-
-
-def suggest(name: str, known: list[str] | Mapping[str, object]) -> str:
-    """' (did you mean 'x'?)' for the closest known name, or '' when nothing is close."""
-    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _type_ok(type_: FactType, value: object) -> bool:

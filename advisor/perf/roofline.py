@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from advisor.decide.policy import BottleneckPolicy
+from advisor.core.policy import BottleneckPolicy
 from advisor.evidence.schema import Environment
 from advisor.perf.model import mbu, roofline_tok_s
 from probes.base import Unavailable

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import advisor.deploy.yaml_emit as yaml_emit
+import advisor.recommend.yaml_emit as yaml_emit
 from advisor import methods
 
 TGI_NO_COUNTS = ("TGI reports no drafted/accepted token counts (not in /info, responses or /metrics), so "

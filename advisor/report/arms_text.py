@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from advisor.evidence.arms import ArmsPlan
-from advisor.report.strings import text
+from advisor.text import text
 
 
 def arms_sentence(plan: ArmsPlan, lang: str = "en") -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from advisor.ab.types import PairResult
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, BatchEvidence, VerifyEvidence
 from advisor.evidence.tuner import TuneEvidence, TunerSummary

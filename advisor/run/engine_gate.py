@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from advisor.errors import UserError
 from advisor.recommend.dialect import flag_name
-from advisor.report.strings import text
+from advisor.text import text
 from probes.engines.llamacpp.binary import LlamaServerBinary
 from probes.gpu.probe import GpuReport
 

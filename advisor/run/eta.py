@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from advisor.config import CheckConfig
 from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
-from advisor.run.plan import WorkloadPlan
+from advisor.steps.plan import WorkloadPlan
 from advisor.steps.tune_plan import TunePlan
 
 

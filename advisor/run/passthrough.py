@@ -3,7 +3,7 @@ managed arms and carried into the recommended command, so what is measured is wh
 
 Names are compared as llama-server reads them (`flag_name`: `--spec_type` is `--spec-type`), so no spelling
 the engine accepts slips past. What is refused, and why, is in docs/refusals.md; each reason has one key in
-advisor/report/strings_refusals.py (English and Chinese).
+advisor/text/strings_refusals.py (English and Chinese).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from advisor.errors import UserError
 from advisor.recommend.dialect import ENGINE_ENV_PREFIX, flag_name, is_spec_flag
-from advisor.report.strings import text
+from advisor.text import text
 
 # Options spec-advisor sets itself on every managed server (advisor/arms/server.py `build_argv`), or that would
 # make a check measure something else than it says, by the reason shown (refuse.why.<reason>).
@@ -71,7 +71,7 @@ def check_server_args(args: Sequence[str], *, lang: str = "en", max_tokens: int 
     `max_tokens`: the answer length of each measured request; a `-c` that leaves a slot less room than that is
     refused now, as no prompt could fit once the servers start.
     """
-    from advisor.arms.launch import MANAGED_SLOTS
+    from advisor.run.launch import MANAGED_SLOTS
 
     for i, arg in enumerate(args):
         reason = refusal_reason(arg)

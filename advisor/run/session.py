@@ -19,10 +19,9 @@ from typing import Any
 
 from advisor import __version__, paths
 from advisor.arms.arms import Arms
-from advisor.arms.launch import attach, resolve_model, start_managed
 from advisor.atomic import write_atomic
 from advisor.config import CheckConfig
-from advisor.decide.policy import Policy, default_policy
+from advisor.core.policy import Policy, default_policy
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import RuleSet, load_rules
 from advisor.errors import UserError
@@ -33,19 +32,20 @@ from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecor
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
-from advisor.report.strings import text
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
 from advisor.run.fits import too_long
+from advisor.run.launch import attach, resolve_model, start_managed
 from advisor.run.lock import CheckLock
 from advisor.run.model_identity import describe as model_describe
 from advisor.run.model_identity import fingerprint, from_record, same_model, served, to_record
-from advisor.run.plan import WorkloadPlan, plan_workload
 from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
 from advisor.steps.base import Step, StepContext
+from advisor.steps.plan import WorkloadPlan, plan_workload
 from advisor.steps.registry import steps_for
 from advisor.steps.tune_plan import plan_tune
+from advisor.text import text
 from advisor.tune.summary import tuner_summary
 from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler

@@ -14,8 +14,8 @@ from dataclasses import replace
 
 from advisor.ab.categories import early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
-from advisor.ab.policy import ABPolicy
 from advisor.ab.types import ABDecision, Decision, PairResult
+from advisor.core.ab_policy import ABPolicy
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
 from advisor.evidence.warnings import WarningCode

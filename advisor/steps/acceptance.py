@@ -15,10 +15,10 @@ from advisor.events import Event, Progress, QualityWarning, Sample, StepDone, Un
 from advisor.evidence.steps import AcceptanceEvidence, CategoryAcceptance, RequestRecord
 from advisor.evidence.units import AcceptanceUnit, CounterDelta
 from advisor.evidence.warnings import WarningCode
-from advisor.run.plan import PromptLike
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.canary import run_canary
 from advisor.steps.common import run_prompt
+from advisor.steps.plan import PromptLike
 from probes.engines.base import EngineAdapter, SpecCounters
 
 

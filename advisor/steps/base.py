@@ -10,7 +10,7 @@ from typing import Any, Protocol, TypeVar
 from advisor.arms.arms import Arm, ArmName, Arms
 from advisor.arms.server import ServerConfig
 from advisor.config import CheckConfig
-from advisor.decide.policy import Policy
+from advisor.core.policy import Policy
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.arms import ServerRestart
 from advisor.evidence.codec import EvidenceError, decode
@@ -18,7 +18,7 @@ from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import AcceptanceEvidence, PoolState
 from advisor.evidence.warnings import WarningCode
-from advisor.run.plan import WorkloadPlan
+from advisor.steps.plan import WorkloadPlan
 from probes.engines.base import EngineAdapter
 from probes.gpu.sampler import GpuSampler
 

@@ -12,7 +12,7 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 
 from advisor import stats
-from advisor.decide.policy import CanaryPolicy
+from advisor.core.policy import CanaryPolicy
 from advisor.events import Event, Progress, QualityWarning, Sample
 from advisor.evidence.steps import CanaryEvidence, CanaryRepeat, CanaryRerun, RequestRecord
 from advisor.evidence.warnings import WarningCode

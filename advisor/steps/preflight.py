@@ -13,14 +13,14 @@ import time
 from collections.abc import Iterator
 
 from advisor.arms.arms import ArmName
-from advisor.decide.policy import PreflightPolicy
+from advisor.core.policy import PreflightPolicy
 from advisor.events import Event, QualityWarning, StepDone
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import Guard, PreflightEvidence, arms_mismatch
 from advisor.evidence.warnings import WarningCode
-from advisor.report.strings import text
 from advisor.steps.base import StepContext, warn
 from advisor.steps.sanity import sanity_requests, sanity_result
+from advisor.text import text
 from probes.base import Unavailable
 from probes.engines.base import EngineError
 from probes.host import PowerSource, load_average

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from advisor import methods
 from advisor.config import CheckConfig
-from advisor.run.plan import WorkloadPlan
+from advisor.steps.plan import WorkloadPlan
 from advisor.tune.variants import variants
 from probes.engines.llamacpp.binary import FlagDialect
 

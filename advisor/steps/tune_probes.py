@@ -12,10 +12,10 @@ from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.events import Event, Progress
 from advisor.evidence.steps import AcceptanceEvidence
 from advisor.evidence.units import AcceptanceUnit
-from advisor.run.plan import PromptLike
 from advisor.steps.acceptance import measure_prompt, summarise, token_weighted_depth
 from advisor.steps.base import StepContext
 from advisor.steps.common import run_prompt
+from advisor.steps.plan import PromptLike
 from advisor.tune.surface import SurfaceRun
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from advisor.decide.policy import load_policy
+from advisor.core.policy import load_policy
 from advisor.events import StepDone
 from ui.charts.ab import ABChart
 from ui.charts.panel import PER_TICK, ChartPanel

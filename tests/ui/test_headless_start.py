@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtGui import QImage
 
 from advisor.cli.gui import has_display
-from advisor.report.strings import text
+from advisor.text import text
 
 REPO = Path(__file__).resolve().parents[2]
 

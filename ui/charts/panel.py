@@ -8,7 +8,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QWidget
 
-from advisor.decide.policy import Policy
+from advisor.core.policy import Policy
 from advisor.events import Event, Sample, StepDone
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.schema import Evidence

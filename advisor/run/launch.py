@@ -18,7 +18,7 @@ from advisor.arms.draft import check_tokenizers, draft_need, plan_draft
 from advisor.arms.modelfile import require_gguf
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.config import CheckConfig
-from advisor.decide.policy import default_policy
+from advisor.core.policy import default_policy
 from advisor.demo.first_run import first_run_hint
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
@@ -180,7 +180,7 @@ def attach(config: CheckConfig) -> Arms:
         adapters = [connect(u, allow_remote=config.allow_remote, api_key=k) for u, k in keyed]
     except EngineConnectError as exc:
         if exc.reason == "permission":  # it answered: it is running, and wants a key (or refused this one)
-            from advisor.cli.api_key import ENV_VAR  # the variable's one home
+            from advisor.run.api_key import ENV_VAR  # the variable's one home
 
             raise UserError(str(exc), hint=f"give the key with --api-key-file FILE, {ENV_VAR} or "
                                            "http://KEY@host:port") from exc

@@ -19,8 +19,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from advisor.ab.policy import ABPolicy
-from advisor.decide.comments import notes
+from advisor.core.ab_policy import ABPolicy
+from advisor.core.comments import notes
+from advisor.core.names import suggest
 from advisor.errors import UserError
 
 POLICY_FILE = "policy.toml"
@@ -209,8 +210,6 @@ def _read(text: str, source: str) -> dict[str, Any]:
 
 
 def _merge(base: dict[str, Any], override: Mapping[str, Any], source: str) -> dict[str, Any]:
-    from advisor.facts.specs import suggest
-
     out = {table: dict(values) for table, values in base.items()}
     for table, values in override.items():
         if table not in out or not isinstance(values, Mapping):

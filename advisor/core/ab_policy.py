@@ -9,7 +9,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class ABPolicy:
     """Knobs of the paired A/B decision. Their values and sources live in rules/policy.toml [ab]
-    (advisor/decide/policy.py builds this from it); `margin` is δ = min_speedup − 1."""
+    (advisor/core/policy.py builds this from it); `margin` is δ = min_speedup − 1."""
 
     margin: float  # δ: the minimum worthwhile speedup is 1 + δ
     looks: tuple[int, ...]  # planned looks in complete pairs
