@@ -1,4 +1,4 @@
-"""Where a command may write: the one place that decides, so no command writes over what spec-advisor keeps.
+"""Where a command may write: one place decides, so no command writes over the data spec-advisor keeps.
 
 A run folder's own files (evidence.json, verdict.json, the server logs), the history database and the check
 lock are the user's data: `report -o`, `gui --screenshot`, the window's export and `check --out` never
