@@ -25,9 +25,12 @@ def test_probe_host_is_quick_and_json_ready() -> None:
     started = time.perf_counter()
     report = probe_host()
     elapsed = time.perf_counter() - started
-    # ~0.4 s on an idle 2-core VM; the margin absorbs parallel builds on shared CI machines.
-    assert elapsed < 2.0
-    assert not isinstance(report.ram_bandwidth, Unavailable) and report.ram_bandwidth.elapsed_s < 1.5
+    # ~0.35 s on an idle 2-core VM, but a VM's first touch of 2 × 256 MiB of memory it never used can take
+    # 1-2 s more (the host backs the pages then), and other jobs share the cores: a bound on the budget, not a
+    # benchmark (bench/probe_time.py measures the time).
+    assert elapsed < 6.0
+    assert not isinstance(report.ram_bandwidth, Unavailable) and report.ram_bandwidth.elapsed_s < 5.0
+    assert report.ram_bandwidth.repeats <= 15  # the pass budget holds however slow the memory is
     assert isinstance(report.ram_bandwidth_gbs, float) and report.ram_bandwidth_gbs > 0
     assert isinstance(report.cores_logical, int) and report.cores_logical >= 1
     assert report.python_version.startswith("3.")
