@@ -139,7 +139,7 @@ class Session:
         if self.store is None:
             return
         try:
-            self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {})
+            self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {}, run_dir=self.run_dir)
         except WRITE_ERRORS as exc:
             self.history_error = f"the start of the run ({describe(exc)})"
             return
@@ -182,7 +182,8 @@ class Session:
         recorder = self.recorder
         if recorder is not None:
             self.subscribers.remove(recorder)
-            recorder.finish(done)
+            env = self.evidence.environment
+            recorder.finish(done, environment=encode(env) if env.probed else None)
             self.history_error = recorder.error or ""
         if not self.history_error or self.store is None:
             return done
