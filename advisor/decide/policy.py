@@ -105,6 +105,15 @@ class ArmsPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class ContentionPolicy:
+    """When a check says the machine is busy: speculation-off decode below `slow_fraction` of the baseline's
+    median (a fraction) for `consecutive` requests in a row."""
+
+    slow_fraction: float
+    consecutive: int
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Every policy number, by table."""
 
@@ -118,6 +127,7 @@ class Policy:
     reconcile: ReconcilePolicy
     tuner: TunerPolicy
     arms: ArmsPolicy
+    contention: ContentionPolicy
     source: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
@@ -133,7 +143,7 @@ class Policy:
 _TABLES: dict[str, type] = {
     "batch": BatchPolicy, "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
-    "tuner": TunerPolicy, "arms": ArmsPolicy,
+    "tuner": TunerPolicy, "arms": ArmsPolicy, "contention": ContentionPolicy,
 }
 # Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -154,6 +164,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "arms.dual_margin_gib": (0.0, 10_000.0), "arms.draft_headroom_gib": (0.0, 10_000.0),
     "arms.single_block_pairs": (1, 1000),
     "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096),
+    "contention.slow_fraction": (0.01, 1.0), "contention.consecutive": (1, 1000),
 }
 
 

@@ -25,6 +25,11 @@ def _free(pattern: str, name: str) -> re.Pattern[str]:
 
 
 PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_p("the machine is busy: decode with speculation off ran at {tok} tok/s for {n} requests in a row, under "
+        "{pct}% of the baseline's {base} tok/s; another program is taking the cores or the GPU. Pause it, or stop "
+        "the check (Ctrl-C) and resume it later with check --resume"),
+     "机器正忙：关闭推测时的解码速度连续 {n} 个请求只有 {tok} tok/s，低于基线 {base} tok/s 的 {pct}%；"
+     "有其他程序在占用 CPU 核心或 GPU。请暂停它，或停止检查（Ctrl-C），稍后用 check --resume 继续"),
     (_p("decode speed of the same prompt varied by {cv}% between repeats"),
      "同一提示词重复运行之间的解码速度波动了 {cv}%"),
     (_p("no request produced a decode time"), "没有任何请求给出解码时间"),

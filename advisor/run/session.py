@@ -32,6 +32,7 @@ from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, StepRecord, WorkloadSummary
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
+from advisor.run.contention import ContentionWatch
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
@@ -288,10 +289,15 @@ class Session:
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
         t0 = time.monotonic()
         gen = step.run(ctx)
+        baseline = ctx.prior.get("baseline")
+        watch = ContentionWatch(ctx.policy.contention, getattr(baseline, "decode_tok_s", None))
         try:
             for event in gen:
                 if isinstance(event, StepDone):
-                    return event
+                    # a busy machine noticed mid-step is part of the step's evidence, beside its own warnings
+                    return replace(event, warnings=(*event.warnings, watch.warned)) if watch.warned else event
+                if (busy := watch.observe(event)) is not None:
+                    self.emit(busy)
                 # Steps check the cancel flag at each unit and end `aborted` with what they measured, so the
                 # generator is drained rather than closed: closing would lose the partial evidence.
                 self.emit(event)
