@@ -295,7 +295,7 @@ ZH: dict[str, str] = {
     "plan.choice": "快速：{quick} · 完整：{full}",
     "plan.kind.quick": "快速",
     "plan.kind.full": "完整",
-    "run.title": "测量中",
+    "run.title": "测量结果",
     "run.cancel": "取消",
     "run.cancelling": "当前请求结束后停止…",
     "run.starting": "正在启动引擎…",

@@ -276,7 +276,7 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
     def stop(signum: int, frame: FrameType | None) -> None:
         if session.cancel_flag.is_set():
             raise KeyboardInterrupt  # second Ctrl-C: stop now
-        print("\nstopping after the current request (Ctrl-C again to force)…", file=sys.stderr)
+        print("\n" + text(lang.resolve(args.lang), "cli.stopping"), file=sys.stderr)
         session.cancel()
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
