@@ -35,6 +35,7 @@ from bench import (
     pool_effect,
     probe_time,
     quick_check,
+    ram_bandwidth,
     report,
     sim_figures,
     tok_s_accuracy,
@@ -65,8 +66,8 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
     return out
 
 
-STAGES = ("probe_time", "cli_time", "calibration", "tok_s_accuracy", "cpu_overhead", "peer", "hostile", "sim_ab",
-          "gui", "faults", "quick_check", "pool_effect", "tuner", "arms")
+STAGES = ("probe_time", "ram_bandwidth", "cli_time", "calibration", "tok_s_accuracy", "cpu_overhead", "peer",
+          "hostile", "sim_ab", "gui", "faults", "quick_check", "pool_effect", "tuner", "arms")
 
 
 def previous_results(js: Path) -> dict[str, Any]:
@@ -94,6 +95,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     if only is not None:
         return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps)
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
+    results |= _stage("ram_bandwidth", ram_bandwidth.measure, ram_bandwidth.KEYS)
     results |= _stage("cli_time", cli_time.measure, cli_time.KEYS)
     results |= _stage("calibration", calibration.measure, calibration.KEYS)
     results |= _stage("tok_s_accuracy", lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,))
@@ -122,7 +124,8 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
 def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_tg: int, check_timeout_s: float,
               gui_steps: str | None) -> dict[str, Any]:
     stages: dict[str, tuple[Callable[[], dict[str, Any]], tuple[str, ...]]] = {
-        "probe_time": (probe_time.measure, (probe_time.KEY,)), "cli_time": (cli_time.measure, cli_time.KEYS),
+        "probe_time": (probe_time.measure, (probe_time.KEY,)),
+        "ram_bandwidth": (ram_bandwidth.measure, ram_bandwidth.KEYS), "cli_time": (cli_time.measure, cli_time.KEYS),
         "calibration": (calibration.measure, calibration.KEYS),
         "tok_s_accuracy": (lambda: tok_s_accuracy.measure(max_tokens=tokens), (tok_s_accuracy.KEY,)),
         "cpu_overhead": (lambda: cpu_overhead.measure(max_tokens=tokens), (cpu_overhead.KEY,)),

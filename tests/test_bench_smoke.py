@@ -83,3 +83,18 @@ def test_the_arms_figures_are_goals_and_a_missing_toggle_is_null_with_its_counts
     figures = arms._idle_figures({"toggle_works": False, "requests": {"speculative.n_max=0": still_drafting}})
     assert figures[arms.IDLE] is None and "draft_n 35" in figures[f"{arms.IDLE}_note"]
     assert "zero by construction" in figures[f"{arms.IDLE}_note"]
+
+
+def test_the_ram_bandwidth_stage_runs_fresh_probes_and_reports_their_spread() -> None:
+    from bench import ram_bandwidth, run_all
+
+    out = ram_bandwidth.measure(probes=2)  # a smoke test: the figure itself comes from 10 probes on a quiet machine
+    cv, probes = out[ram_bandwidth.KEY], out["ram_bandwidth_probes"]
+    assert len(probes) == 2 and all(p["gbs"] > 0 and p["repeats"] >= 5 and p["cv"] is not None for p in probes)
+    figures = [p["gbs"] for p in probes]
+    assert cv == round(abs(figures[0] - figures[1]) / 2 ** 0.5 / (sum(figures) / 2), 4)
+    assert "2 fresh probes" in out[f"{ram_bandwidth.KEY}_note"]
+    goals = {g.key: g for g in report.GOALS}
+    assert goals[ram_bandwidth.KEY].status(0.05) == "met" and goals[ram_bandwidth.KEY].status(0.2) == "missed"
+    assert "ram_bandwidth" in run_all.STAGES
+    assert ram_bandwidth.summarise([probes[0]])[ram_bandwidth.KEY] is None  # one probe has no spread

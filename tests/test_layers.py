@@ -19,8 +19,8 @@ ADVISOR = ROOT / "advisor"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first
     ("foundations", ("__init__", "atomic", "config", "errors", "lang", "methods", "paths", "redact", "stats",
                      "termsafe", "text", "userfile")),
-    ("shared", ("core", "workloads", "owned", "history")),
-    ("records", ("ab", "evidence", "events", "jsonout")),
+    ("shared", ("core", "workloads", "owned")),
+    ("records", ("ab", "evidence", "events", "jsonout", "history")),
     ("models", ("perf", "recommend", "tune")),
     ("measuring", ("arms", "steps", "demo")),
     ("judging", ("facts", "decide")),

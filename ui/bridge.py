@@ -11,7 +11,9 @@ import logging
 
 from PySide6.QtCore import QObject, QThread, Signal
 
+from advisor.errors import UserError
 from advisor.events import Event, SessionDone
+from advisor.history.store import RunStore
 from advisor.run.session import Session
 
 log = logging.getLogger(__name__)
@@ -43,9 +45,28 @@ class SessionThread(QThread):
         self.finished.connect(lambda: _RUNNING.discard(self))
 
     def run(self) -> None:
+        store = self._open_history()
         try:
             self.session.run()
         except BaseException as exc:  # a bug in the core must still end the run in the window
             log.exception("session crashed")
             self.bridge(SessionDone(status="failed", run_dir=str(self.session.run_dir),
                                     message=f"internal error: {type(exc).__name__}: {exc}"))
+        finally:
+            if store is not None:
+                store.close()
+                self.session.store = None
+
+    def _open_history(self) -> RunStore | None:
+        """The history the CLI's `check` writes, so the window's runs are listed by `history` and the CLI's by
+        the window (one store); a history that cannot be opened leaves the run to its folder alone."""
+        if self.session.store is not None:
+            return None  # the caller gave one (a test) and closes it
+        store = RunStore()
+        try:
+            store.open()
+        except UserError as exc:
+            log.warning("history: %s; this run is kept in its folder only", exc)
+            return None
+        self.session.store = store
+        return store

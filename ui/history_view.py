@@ -1,4 +1,7 @@
-"""History view: past runs (date, engine build, model, verdict), open one, compare two."""
+"""History view: past runs (date, engine build, model, GPU, verdict), open one, compare two.
+
+The runs are the history database's (every folder a check finished, the CLI's `--out` ones included) and the
+folders under the runs directory, so the window and `spec-advisor history` list the same runs."""
 
 from __future__ import annotations
 
@@ -19,12 +22,14 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.history.compare import compare_runs
+from advisor.history.records import NO_GPU
 from ui import theme
 from ui.run_folder import RunData, list_runs, summary, to_record
-from ui.strings import tr
+from ui.strings import language, tr
 
 _STATUS_KEY = {"complete": "status.done", "aborted": "status.aborted", "failed": "status.failed"}
-_MARK = {"regression": "▼", "improvement": "▲", "change": "•"}
+_MARK = {"caveat": "!", "regression": "▼", "improvement": "▲", "change": "•"}
+VERDICT_COLUMN = 4
 
 
 class HistoryView(QWidget):
@@ -38,7 +43,7 @@ class HistoryView(QWidget):
         self.runs: list[RunData] = []
         self.title = QLabel()
         self.title.setObjectName("h2")
-        self.table = QTableWidget(0, 5)
+        self.table = QTableWidget(0, 6)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -77,11 +82,13 @@ class HistoryView(QWidget):
             s = summary(run)
             verdict = s.verdict or "—"
             status = _STATUS_KEY.get(s.status)
-            cells = [s.created_utc[:19].replace("T", " "), s.engine or "—", s.model or "—",
+            gpu = tr("history.no_gpu") if s.gpu == NO_GPU else s.gpu or "—"
+            cells = [s.created_utc[:19].replace("T", " "), s.engine or "—", s.model or "—", gpu,
                      tr(f"verdict.{verdict}") if s.verdict else "—", tr(status) if status else s.status]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
-                if col == 3 and s.verdict in theme.VERDICT_COLOURS:
+                item.setToolTip(str(run.run_dir) if col == 0 else text)  # where the folder is (`--out` or not)
+                if col == VERDICT_COLUMN and s.verdict in theme.VERDICT_COLOURS:
                     item.setForeground(theme_colour(s.verdict))
                 self.table.setItem(row, col, item)
         self.diff.setText(tr("history.empty") if not self.runs else "")
@@ -99,7 +106,7 @@ class HistoryView(QWidget):
             self.diff.setText(tr("history.pick_two"))
             return self.diff.text()
         newer, older = chosen
-        diffs = compare_runs(to_record(older), to_record(newer))
+        diffs = compare_runs(to_record(older), to_record(newer), language())
         head = tr("history.diff_title", a=older.run_dir.name, b=newer.run_dir.name)
         lines = [f"{_MARK[d.kind]} {d.message}" for d in diffs] or [tr("history.no_diff")]
         self.diff.setText("\n".join([head, *lines]))
@@ -119,7 +126,7 @@ class HistoryView(QWidget):
         """Re-read every label in the current language."""
         self.title.setText(tr("history.title"))
         self.table.setHorizontalHeaderLabels([tr("history.date"), tr("history.engine"), tr("history.model"),
-                                              tr("history.verdict"), tr("history.status")])
+                                              tr("history.gpu"), tr("history.verdict"), tr("history.status")])
         self.open_button.setText(tr("history.open"))
         self.compare_button.setText(tr("history.compare"))
         self.refresh_button.setText(tr("history.refresh"))

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -22,7 +23,9 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.config import ALL_STEPS, CheckConfig, StepId
+from advisor.core.policy import default_policy
 from advisor.errors import UserError
+from advisor.run.duration import PlannedDuration, duration_text, plan_duration
 from advisor.run.passthrough import check_server_args
 from advisor.workloads import CATEGORIES, load_library, load_user_prompts
 from advisor.workloads.mix import normalise, parse_mix
@@ -90,6 +93,13 @@ class CheckForm(QWidget):
                 _row(self.server_args), _row(self.api_key), _row(self.quick, self.full, fill=False)]
         for label, row in zip(self.labels, rows, strict=True):
             self.form.addRow(label, row)
+        # how long each choice takes, from the plan the live clock counts (advisor/run/duration.py)
+        self.duration = QLabel()
+        self.duration.setObjectName("muted")
+        self.duration.setWordWrap(True)
+        self.form.addRow(QLabel(), self.duration)
+        self.engine_changed.connect(self.update_duration)
+        self.model_changed.connect(self.update_duration)
         self.set_spec_types([DEFAULT_SPEC])
         self.retranslate()
 
@@ -235,6 +245,20 @@ class CheckForm(QWidget):
         self.quick.setText(tr("pick.quick"))
         self.full.setText(tr("pick.full"))
         self._fill_engines()
+        self.update_duration()
+
+    def planned(self, quick: bool) -> PlannedDuration | None:
+        """The plan of the current choices as quick or full (None while a choice cannot be planned)."""
+        try:
+            config = replace(self.config(), quick=quick, api_key=None)
+            return plan_duration(config, default_policy())
+        except UserError:
+            return None  # a bad mix or prompts file: the Start button says what is wrong
+
+    def update_duration(self) -> None:
+        """`Quick: about 1:41 (…) · Full: about 5:57 (…)` under the choice, in the current language."""
+        said = [duration_text(p, tr) if p is not None else "—" for p in (self.planned(True), self.planned(False))]
+        self.duration.setText(tr("plan.choice", quick=said[0], full=said[1]))
 
 
 def _row(*widgets: QWidget, fill: bool = True) -> QWidget:

@@ -237,8 +237,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             config = config_from_args(args)
         _engine_gate(args, config)
-        session = Session(config, subscribers=[ProgressPrinter(lang=args.lang)], store=store, resume_run_id=args.resume,
+        printer = ProgressPrinter(lang=args.lang)
+        session = Session(config, subscribers=[printer], store=store, resume_run_id=args.resume,
                           run_dir=config.out_dir, lang=lang.resolve(args.lang))
+        # said as the check's first line once it gets going (a check refused at its start says only why)
+        printer.header = plan_line(session, lang.resolve(args.lang))
         return _run_session(session, args)
 
 
@@ -249,13 +252,34 @@ def _defaults() -> dict[str, object]:
     return vars(parser.parse_args([]))
 
 
+def plan_line(session: Session, language: str) -> str:
+    """The check's first line: quick or full, and how long it will take (the ETA's plan at the known pace)."""
+    from advisor.run.duration import duration_text, plan_duration
+    from probes.engines.llamacpp.binary import find_llama_server
+
+    config = session.config
+    binary = find_llama_server(config.llama_server) if config.mode == "managed" else None
+    dialect = binary.dialect if binary is not None and not isinstance(binary, Unavailable) else None
+    try:
+        planned = plan_duration(config, session.policy, dialect if not isinstance(dialect, Unavailable) else None)
+    except UserError:
+        return text(language, "plan.first_line", kind=text(language, f"plan.kind.{_kind(config)}"), duration="—")
+    return text(language, "plan.first_line", kind=text(language, f"plan.kind.{_kind(config)}"),
+                duration=duration_text(planned, lambda key, **v: text(language, key, **v)))
+
+
+def _kind(config: CheckConfig) -> str:
+    return "quick" if config.quick else "full"
+
+
+
 def _run_session(session: Session, args: argparse.Namespace) -> int:
     """Run with Ctrl-C/SIGTERM wired to a clean cancel, then print the summary or the JSON."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
         if session.cancel_flag.is_set():
             raise KeyboardInterrupt  # second Ctrl-C: stop now
-        print("\nstopping after the current request (Ctrl-C again to force)…", file=sys.stderr)
+        print("\n" + text(lang.resolve(args.lang), "cli.stopping"), file=sys.stderr)
         session.cancel()
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}

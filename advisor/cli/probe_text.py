@@ -69,6 +69,14 @@ def _engine(e: Mapping[str, Any], lang: str) -> str:
                 url=e.get("base_url"), model=_v(e.get("model"), lang=lang), spec=spec_text)
 
 
+def _bandwidth(host: Mapping[str, Any], lang: str) -> str:
+    """The median read bandwidth with its passes and their spread (older evidence: the figure alone)."""
+    detail = host.get("ram_bandwidth")
+    if isinstance(detail, Mapping) and all(isinstance(detail.get(k), int | float) for k in ("cv", "gbs", "repeats")):
+        return text(lang, "probe.bw_spread", gbs=detail["gbs"], n=detail.get("repeats"), cv=100 * detail["cv"])
+    return _v(host.get("ram_bandwidth_gbs"), " GB/s", lang)
+
+
 def render_probe(report: Mapping[str, Any], lang: str = "en") -> str:
     """Multi-line summary of a probe report."""
     host = report.get("host") or {}
@@ -76,7 +84,7 @@ def render_probe(report: Mapping[str, Any], lang: str = "en") -> str:
              _label(lang, "host") + text(lang, "probe.host_line", cpu=_v(host.get("cpu_model"), lang=lang),
                                          threads=_v(host.get("cores_logical")),
                                          ram=_v(host.get("ram_total_gib"), " GiB"),
-                                         bw=_v(host.get("ram_bandwidth_gbs"), " GB/s", lang))]
+                                         bw=_bandwidth(host, lang))]
     model = report.get("model")
     if model:
         moe = text(lang, "probe.moe", used=model.get("expert_used_count"), count=model.get("expert_count"))

@@ -7,7 +7,7 @@ import functools
 import sys
 from typing import TextIO
 
-from advisor.events import Event, Progress, QualityWarning, StepDone, StepStarted
+from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
 from advisor.report.strings import TABLES, progress_text, step_warning, text
 from advisor.run.eta import EtaTracker, estimate_line
 from advisor.termsafe import CLEAR_LINE, terminal_safe, write_control
@@ -22,6 +22,7 @@ class ProgressPrinter:
         self.eta = eta or EtaTracker()
         self.lang = lang
         self._text = functools.partial(text, lang)
+        self.header = ""  # printed before the first event of a check that starts (its plan and length)
 
     def overall(self) -> str:
         """`3/40 units · 1:05 elapsed · about 2:30 left` (the estimate once there is a rate)."""
@@ -30,6 +31,9 @@ class ProgressPrinter:
     def __call__(self, event: Event) -> None:
         """Print `event` if it is something a person wants to see."""
         self.eta(event)
+        if self.header and not isinstance(event, SessionDone):
+            self._line(self.header)
+            self.header = ""
         if isinstance(event, StepStarted):
             title = self._text(f"step.{event.step}") if f"step.{event.step}" in TABLES["en"] else event.title
             self._line(f"[{event.index}/{event.total}] {title} — {self.overall()}")

@@ -12,7 +12,17 @@ from advisor.report.blocking_text import assumptions_line, blocking_lines, other
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.results import localized, results_table
 from advisor.report.sections import by_task, headline, tuner_section
-from advisor.report.strings import category_name, mix_line, speedup_line, text, typical_line, verdict_lines
+from advisor.report.strings import (
+    category_name,
+    mix_line,
+    session_message,
+    speedup_line,
+    status_word,
+    step_warning,
+    text,
+    typical_line,
+    verdict_lines,
+)
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 
@@ -60,13 +70,16 @@ def _pad(cell: str, width: int) -> str:
 def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str = "en") -> None:
     """Verdict, speedup, flags, the reasons, per-step status, what each arm measured and the run folder."""
     out.write("\n")
+    names = {sid: text(lang, f"step.{sid}") for sid in evidence.steps}  # the step's name, as the screen says it
+    width = max((_width(n) for n in names.values()), default=0)
     for sid, step in evidence.steps.items():
-        reason = f" ({step.reason})" if step.reason else ""
-        out.write(f"  {sid:<11} {text(lang, 'status.' + step.status)}{reason}\n")
+        reason = f" ({step_warning(lang, step.reason)})" if step.reason else ""
+        out.write(f"  {_pad(names[sid], width)}  {text(lang, 'status.' + step.status)}{reason}\n")
     if not evidence.steps:
         if done.status != "failed":  # a failure's reason is an error: the CLI prints it on stderr
-            out.write(text(lang, "cli.check_status", status=done.status,
-                           message=done.message or text(lang, "cli.nothing_measured")) + "\n")
+            out.write(text(lang, "cli.check_status", status=status_word(lang, done.status),
+                           message=session_message(lang, done.message) or text(lang, "cli.nothing_measured"))
+                      + "\n")
         return
     base, acc, ab = evidence.baseline, evidence.acceptance, evidence.ab
     if base is not None:
@@ -132,6 +145,6 @@ def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: 
     if isinstance(tried, Mapping) and tried.get("command"):
         out.write("  " + text(lang, "try.flags", engine=tried.get("engine") or "", command=tried["command"]) + "\n")
     if done.message:
-        out.write(f"\n{done.message}\n")
+        out.write(f"\n{session_message(lang, done.message)}\n")
     if done.run_dir:
         out.write("\n" + text(lang, "cli.run_folder", path=done.run_dir) + "\n")

@@ -113,6 +113,22 @@ class ArmsPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class ContentionPolicy:
+    """When a check says the machine is busy: speculation-off decode below `slow_fraction` of the baseline's
+    median (a fraction) for `consecutive` requests in a row."""
+
+    slow_fraction: float
+    consecutive: int
+
+
+@dataclass(frozen=True, slots=True)
+class EtaPolicy:
+    """The pace a check's length is said at before it starts, when no earlier run of the model says (s/unit)."""
+
+    demo_unit_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Every policy number, by table."""
 
@@ -127,6 +143,8 @@ class Policy:
     tuner: TunerPolicy
     arms: ArmsPolicy
     prediction: PredictionPolicy
+    contention: ContentionPolicy
+    eta: EtaPolicy
     source: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
@@ -142,7 +160,8 @@ class Policy:
 _TABLES: dict[str, type] = {
     "batch": BatchPolicy, "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
-    "tuner": TunerPolicy, "arms": ArmsPolicy, "prediction": PredictionPolicy,
+    "tuner": TunerPolicy, "arms": ArmsPolicy, "prediction": PredictionPolicy, "contention": ContentionPolicy,
+    "eta": EtaPolicy,
 }
 # Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -164,6 +183,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "arms.single_block_pairs": (1, 1000),
     "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096),
     "prediction.interval_level": (0.5, 0.99),
+    "contention.slow_fraction": (0.01, 1.0), "contention.consecutive": (1, 1000),
+    "eta.demo_unit_s": (0.01, 3600.0),
 }
 
 

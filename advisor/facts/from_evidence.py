@@ -291,6 +291,8 @@ def facts_from_evidence(evidence: Evidence) -> Facts:
     codes = {w.code for w in evidence.warnings()}
     if codes & THROTTLE_CODES:
         out["measurement.throttled"] = True
+    if WarningCode.CONTENDED in codes or evidence.ab is not None:  # the A/B's OFF arm was watched
+        out["measurement.contended"] = WarningCode.CONTENDED in codes
     if codes & TRAP_CODES:
         out["measurement.trap_suspected"] = True
     elif evidence.acceptance is not None:  # the canary ran and raised nothing

@@ -90,6 +90,7 @@ MEANINGS_ZH: dict[str, str] = {
     "ab.measured": "存在 A/B 置信区间（派生：有 ab.ci_low 和 ab.ci_high）",
     "measurement.trap_suspected": "任一步骤发现了重复/缓存陷阱",
     "measurement.throttled": "某个测量步骤期间 GPU 时钟被降频",
+    "measurement.contended": "关闭推测时的解码速度连续多个请求远低于基线：有其他程序拖慢了机器",
     "measurement.pool_reset": ("A/B 在新启动的开启组服务器上运行（不记得先前的提示词）"
                                 "；连接的服务器或关闭了新进程池时为 false"),
     "sanity.slowdown": "健全性检查：长步骤之前两组短请求中开 ÷ 关 ms/token 的最小值（大于 1：每组中推测都更慢）",

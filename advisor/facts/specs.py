@@ -155,6 +155,9 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("ab.measured", "bool", "", "an A/B CI exists (derived: ab.ci_low and ab.ci_high present)", "derived"),
     _s("measurement.trap_suspected", "bool", "", "a repeat/caching trap was flagged in any step",
        "steps acceptance, ab"),
+    _s("measurement.contended", "bool", "", "decode with speculation off fell under policy.contention.slow_fraction "
+       "of the baseline for policy.contention.consecutive requests in a row: another program slowed the machine",
+       "steps after the baseline (advisor/run/contention.py)"),
     _s("measurement.throttled", "bool", "", "GPU clocks were throttled during a measured step",
        "NVML sampling"),
     _s("measurement.pool_reset", "bool", "", "the A/B ran on a freshly started ON server (no memory of earlier "

@@ -7,6 +7,11 @@ Thresholds (why these numbers):
   old run's own uncertainty already excludes it;
 - decode tok/s: 5% — run-to-run noise of a warmed-up home GPU is ~1–3% (reliability.md §3), so 5% is a
   real change (driver, power limit, thermal state) rather than jitter.
+
+A run that did not finish (aborted, failed) or whose own verdict says its measurements were disturbed (noisy,
+throttled, a busy machine) is flagged first, as a `caveat`; a move against such a run is reported as a
+`change` that names why it is not called a regression or an improvement. The verdict and the settings
+(method, draft length, the measured flags, quick or full) are diffed as changes.
 """
 
 from __future__ import annotations
@@ -17,17 +22,24 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from advisor.history.records import RunRecord
+from advisor.text import text
 
-DifferenceKind = Literal["regression", "improvement", "change"]
+DifferenceKind = Literal["caveat", "regression", "improvement", "change"]
 
 ACCEPTANCE_DROP_ABS = 0.05
 DECODE_DROP_REL = 0.05
 # Used only when a run stored no CI for its A/B speedup (e.g. facts typed in by hand).
 SPEEDUP_DROP_REL_NO_CI = 0.05
 
-# Facts whose change is worth knowing about but is neither better nor worse by itself.
+# Facts whose change is worth knowing about but is neither better nor worse by itself: what ran, and the
+# settings measured.
 _IDENTITY_FACTS = ("engine.kind", "engine.version", "gpu.name", "gpu.driver_version", "model.name",
-                   "model.quant", "spec.method", "spec.draft_max")
+                   "model.quant", "check.kind", "spec.method", "spec.draft_max", "tuner.k", "spec.argv",
+                   "spec.server_args", "workload.concurrency", "flags", "try_flags")
+# Verdict branches (rule/branch, as `decided_by` and `blocking` name them) that say the run's own
+# measurements were disturbed: a change against such a run is not a finding about the setup.
+DISTURBED = {"measurement-validity/noisy": "noisy", "measurement-validity/throttled": "throttled"}
+CONTENDED_FACT = "measurement.contended"  # the machine was busy during the run (decode far below its baseline)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,29 +82,62 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
                 fill(f"{section}.{key}", values.get(key))
     if record.summary.verdict is not None:
         fill("verdict", record.summary.verdict)
+    quick = record.config.get("quick") if isinstance(record.config, Mapping) else None
+    if isinstance(quick, bool):
+        fill("check.kind", "quick" if quick else "full")
+    verdict = record.verdict if isinstance(record.verdict, Mapping) else {}
+    for key in ("flags", "try_flags"):
+        argv = verdict.get(key, {}).get("argv") if isinstance(verdict.get(key), Mapping) else None
+        if isinstance(argv, list) and argv:
+            fill(key, " ".join(str(a) for a in argv))
     return facts
 
 
-def compare_runs(before: RunRecord, after: RunRecord) -> list[Difference]:
-    """Differences from `before` to `after`, regressions first, then changes, then improvements."""
+def run_flags(record: RunRecord) -> list[str]:
+    """Why this run's figures are not a fair reference: "aborted"/"failed"/"running", "noisy", "throttled",
+    "contended" (empty: a whole, undisturbed run)."""
+    flags = [record.summary.status] if record.summary.status != "complete" else []
+    verdict = record.verdict if isinstance(record.verdict, Mapping) else {}
+    codes = [verdict.get("decided_by"), *(b.get("code") for b in verdict.get("blocking") or []
+                                         if isinstance(b, Mapping))]
+    flags += sorted({DISTURBED[c] for c in codes if isinstance(c, str) and c in DISTURBED})
+    if run_facts(record).get(CONTENDED_FACT) is True:
+        flags.append("contended")
+    return flags
+
+
+def compare_runs(before: RunRecord, after: RunRecord, lang: str = "en") -> list[Difference]:
+    """Differences from `before` (A) to `after` (B) in `lang`: caveats about either run first, then
+    regressions, changes and improvements. Against a flagged run no move is a regression or an improvement."""
     a, b = run_facts(before), run_facts(after)
-    found = [*_acceptance(a, b), *_speedup(a, b), *_decode(a, b), *_identity(a, b)]
-    order = {"regression": 0, "change": 1, "improvement": 2}
-    return sorted(found, key=lambda d: order[d.kind])
+    flagged = {"A": run_flags(before), "B": run_flags(after)}
+    caveats = [Difference("caveat", "run", label, ", ".join(flags),
+                          text(lang, "compare.caveat", run=label,
+                               what=", ".join(text(lang, f"compare.flag.{f}") for f in flags)))
+               for label, flags in flagged.items() if flags]
+    found = [*_acceptance(a, b, lang), *_speedup(a, b, lang), *_decode(a, b, lang)]
+    if caveats:
+        why = "; ".join(text(lang, "compare.flagged_run", run=label, what=", ".join(
+            text(lang, f"compare.flag.{f}") for f in flags)) for label, flags in flagged.items() if flags)
+        found = [d if d.kind == "change" else Difference(
+            "change", d.fact, d.before, d.after, text(lang, "compare.not_judged", message=d.message, why=why))
+            for d in found]
+    found += _identity(a, b, lang)
+    order = {"caveat": 0, "regression": 1, "change": 2, "improvement": 3}
+    return caveats + sorted(found, key=lambda d: order[d.kind])
 
 
-def _acceptance(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Difference]:
+def _acceptance(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
     old, new = _number(a.get("acceptance.rate")), _number(b.get("acceptance.rate"))
     if old is None or new is None or abs(new - old) <= ACCEPTANCE_DROP_ABS:
         return []
     kind: DifferenceKind = "regression" if new < old else "improvement"
-    verb = "dropped" if new < old else "rose"
+    key = "compare.acceptance_down" if new < old else "compare.acceptance_up"
     return [Difference(kind, "acceptance.rate", old, new,
-                       f"draft acceptance {verb} from {old:.0%} to {new:.0%} "
-                       f"(more than {ACCEPTANCE_DROP_ABS:.2f} absolute)")]
+                       text(lang, key, old=old, new=new, step=ACCEPTANCE_DROP_ABS))]
 
 
-def _speedup(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Difference]:
+def _speedup(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
     old, new = _number(a.get("ab.speedup")), _number(b.get("ab.speedup"))
     if old is None or new is None:
         return []
@@ -101,16 +146,14 @@ def _speedup(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Difference]:
         low, high = old * (1 - SPEEDUP_DROP_REL_NO_CI), old * (1 + SPEEDUP_DROP_REL_NO_CI)
     if new < low:
         return [Difference("regression", "ab.speedup", old, new,
-                           f"measured speedup fell from {old:.2f}× to {new:.2f}×, below the earlier run's "
-                           f"95% CI ({low:.2f}–{high:.2f}×)")]
+                           text(lang, "compare.speedup_down", old=old, new=new, low=low, high=high))]
     if new > high:
         return [Difference("improvement", "ab.speedup", old, new,
-                           f"measured speedup rose from {old:.2f}× to {new:.2f}×, above the earlier run's "
-                           f"95% CI ({low:.2f}–{high:.2f}×)")]
+                           text(lang, "compare.speedup_up", old=old, new=new, low=low, high=high))]
     return []
 
 
-def _decode(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Difference]:
+def _decode(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
     old, new = _number(a.get("baseline.decode_tok_s")), _number(b.get("baseline.decode_tok_s"))
     if old is None or new is None or old <= 0:
         return []
@@ -119,15 +162,30 @@ def _decode(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Difference]:
         return []
     kind: DifferenceKind = "regression" if change < 0 else "improvement"
     return [Difference(kind, "baseline.decode_tok_s", old, new,
-                       f"plain decoding (speculation off) went from {old:.1f} to {new:.1f} tok/s "
-                       f"({change:+.0%})")]
+                       text(lang, "compare.decode", old=old, new=new, change=change))]
 
 
-def _identity(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Difference]:
+def _identity(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
     out = []
-    for fact in (*_IDENTITY_FACTS, "verdict"):
+    for fact in ("verdict", *_IDENTITY_FACTS):
         old, new = a.get(fact), b.get(fact)
-        if old is not None and new is not None and old != new:
-            label = "verdict" if fact == "verdict" else fact
-            out.append(Difference("change", fact, old, new, f"{label} changed: {old} → {new}"))
+        if old != new and (old is not None or new is not None):
+            shown = [_shown(fact, v, lang) for v in (old, new)]
+            label = text(lang, f"compare.fact.{fact}") if fact in _LABELLED else fact
+            out.append(Difference("change", fact, old, new,
+                                  text(lang, "compare.changed", what=label, old=shown[0], new=shown[1])))
     return out
+
+
+def _shown(fact: str, value: Any, lang: str) -> str:
+    if value is None:
+        return text(lang, "compare.none")
+    if fact == "verdict":
+        return text(lang, f"verdict.{value}")
+    if fact == "check.kind":
+        return text(lang, f"compare.kind.{value}")
+    return str(value)
+
+
+# Facts with a name in words (the others are shown by their fact name, as `decide --list-facts` lists them).
+_LABELLED = ("verdict", "check.kind", "flags", "try_flags")

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+NO_GPU = ""  # the GPU column of a run whose probe found no GPU (shown as "none"), beside None: not probed
+
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
@@ -20,6 +22,7 @@ class RunSummary:
     engine: str | None
     model: str | None
     gpu: str | None
+    run_dir: str | None = None  # the run folder the check wrote (wherever `--out` put it), None if none
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,3 +46,31 @@ class RunRecord:
     verdict: Mapping[str, Any] | None
     facts: Mapping[str, Any] | None
     steps: tuple[StepRecord, ...]
+
+
+def _text(value: Any) -> str | None:
+    """A probe's value when it was read (an unavailable field is a {"unavailable": …} mapping)."""
+    return value if isinstance(value, str) and value else None
+
+
+def _get(obj: Any, *keys: str) -> Any:
+    for key in keys:
+        if not isinstance(obj, Mapping):
+            return None
+        obj = obj.get(key)
+    return obj
+
+
+def environment_columns(env: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """(engine, model, GPU) of a run's environment as the evidence encodes it, for the history's columns:
+    "llama.cpp 0.6.0", the model file's or the engine's model name, the first GPU's name (None: not read;
+    NO_GPU: the GPU probe ran and found none)."""
+    engine = " ".join(p for p in (_text(_get(env, "engine", "kind")), _text(_get(env, "engine", "version"))) if p)
+    path = _text(_get(env, "model", "path")) or _text(_get(env, "engine", "model_path")) \
+        or _text(_get(env, "engine", "model"))  # an attached engine names its model, often by its file
+    model = _text(_get(env, "model", "name")) or (path.replace("\\", "/").rsplit("/", 1)[-1] if path else None)
+    gpus = _get(env, "gpu", "gpus")
+    gpu = _text(_get(gpus[0], "name")) if isinstance(gpus, list | tuple) and gpus else _text(_get(env, "gpu", "name"))
+    if gpu is None and isinstance(gpus, list | tuple) and not gpus:
+        gpu = NO_GPU
+    return engine or None, model, gpu

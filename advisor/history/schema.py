@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS runs (
     config_json TEXT NOT NULL,
     environment_json TEXT NOT NULL,
     verdict_json TEXT,
-    facts_json TEXT
+    facts_json TEXT,
+    run_dir TEXT
 );
 CREATE TABLE IF NOT EXISTS steps (
     run_id TEXT NOT NULL REFERENCES runs(run_id) ON DELETE CASCADE,
@@ -130,7 +131,11 @@ def _migrate(conn: sqlite3.Connection, path: Path) -> None:
                 f"(schema {found}; this version knows up to {SCHEMA_VERSION})",
                 hint=f"update spec-advisor, or set {DATA_DIR_ENV} to use a separate history",
             )
-        # Older versions would be upgraded here, one step per version, inside this transaction.
+        # Older versions would be upgraded here, one step per version, inside this transaction. Columns added
+        # within schema 1 (readers name their columns, so an older spec-advisor still reads the file):
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
+        if "run_dir" not in columns:  # where the run's folder is (wherever --out put it), for the window
+            conn.execute("ALTER TABLE runs ADD COLUMN run_dir TEXT")
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")

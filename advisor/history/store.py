@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from advisor import __version__
 from advisor.history.compare import Difference, compare_runs
-from advisor.history.records import RunRecord, RunSummary, StepRecord
+from advisor.history.records import RunRecord, RunSummary, StepRecord, environment_columns
 from advisor.history.schema import StoreError, connect, default_db_path
 from advisor.redact import redact, redact_text
 
@@ -41,6 +41,11 @@ def _now() -> str:
 
 def _dump(obj: Any) -> str:
     return json.dumps(redact(obj), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
+
+
+def _folder(run_dir: str | Path | None) -> str | None:
+    """A run folder as stored: absolute, so the window finds it from any working directory."""
+    return None if run_dir is None or not str(run_dir) else str(Path(run_dir).expanduser().absolute())
 
 
 def _load(text: str | None) -> Any:
@@ -106,14 +111,16 @@ class RunStore:
                 raise
             conn.execute("COMMIT")
 
-    def begin_run(self, config: Mapping[str, Any], environment: Mapping[str, Any]) -> str:
-        """Store the run manifest before the first request; returns the new run id."""
+    def begin_run(self, config: Mapping[str, Any], environment: Mapping[str, Any],
+                  run_dir: str | Path | None = None) -> str:
+        """Store the run manifest before the first request; returns the new run id. `run_dir` is where the
+        run's folder will be, so a run killed before its end is still found there."""
         run_id = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
         with self._transaction() as conn:
             conn.execute(
-                "INSERT INTO runs (run_id, created_utc, status, app_version, config_json, environment_json)"
-                " VALUES (?, ?, 'running', ?, ?, ?)",
-                (run_id, _now(), __version__, _dump(config), _dump(environment)),
+                "INSERT INTO runs (run_id, created_utc, status, app_version, config_json, environment_json,"
+                " run_dir) VALUES (?, ?, 'running', ?, ?, ?, ?)",
+                (run_id, _now(), __version__, _dump(config), _dump(environment), _folder(run_dir)),
             )
         return run_id
 
@@ -172,15 +179,20 @@ class RunStore:
             )
 
     def finish_run(self, run_id: str, status: RunStatus, verdict: Mapping[str, Any] | None,
-                   facts: Mapping[str, Any] | None) -> None:
-        """Close a run with its status, and the verdict and facts when a decision was made."""
+                   facts: Mapping[str, Any] | None, environment: Mapping[str, Any] | None = None,
+                   run_dir: str | Path | None = None) -> None:
+        """Close a run with its status, and the verdict and facts when a decision was made; the environment
+        the run probed (engine, model, GPU: the history's columns) and its folder replace what `begin_run`
+        knew when given."""
         with self._transaction() as conn:
             self._require_run(conn, run_id)
             conn.execute(
-                "UPDATE runs SET status = ?, finished_utc = ?, verdict_json = ?, facts_json = ?"
+                "UPDATE runs SET status = ?, finished_utc = ?, verdict_json = ?, facts_json = ?,"
+                " environment_json = COALESCE(?, environment_json), run_dir = COALESCE(?, run_dir)"
                 " WHERE run_id = ?",
                 (status, _now(), None if verdict is None else _dump(verdict),
-                 None if facts is None else _dump(facts), run_id),
+                 None if facts is None else _dump(facts), None if environment is None else _dump(environment),
+                 _folder(run_dir), run_id),
             )
 
     def list_runs(self, limit: int = 20) -> list[RunSummary]:
@@ -188,7 +200,7 @@ class RunStore:
         with self._lock:
             rows = self.conn.execute(
                 "SELECT run_id, created_utc, finished_utc, status, app_version, environment_json,"
-                " verdict_json FROM runs ORDER BY created_utc DESC, run_id DESC LIMIT ?",
+                " verdict_json, run_dir FROM runs ORDER BY created_utc DESC, run_id DESC LIMIT ?",
                 (max(0, int(limit)),),
             ).fetchall()
         runs: list[RunSummary] = []
@@ -205,7 +217,7 @@ class RunStore:
         with self._lock:
             row = self.conn.execute(
                 "SELECT run_id, created_utc, finished_utc, status, app_version, environment_json,"
-                " verdict_json, config_json, facts_json FROM runs WHERE run_id = ?",
+                " verdict_json, run_dir, config_json, facts_json FROM runs WHERE run_id = ?",
                 (run_id,),
             ).fetchone()
             if row is None:
@@ -219,19 +231,20 @@ class RunStore:
         try:
             steps = tuple(StepRecord(step=r[0], status=r[1], evidence=json.loads(r[2]), finished_utc=r[3],
                                      units=int(r[4])) for r in step_rows)
-            return RunRecord(summary=self._summary(row[:7]), config=json.loads(row[7]),
-                             environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[8]),
+            return RunRecord(summary=self._summary(row[:8]), config=json.loads(row[8]),
+                             environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[9]),
                              steps=steps)
         except _DAMAGED as exc:
             raise StoreError(f"the history's record of run {run_id!r} is damaged ({type(exc).__name__}: "
                              f"{str(exc)[:120]})", hint=f"its run folder, if kept, still has the evidence; "
                                                          f"the history is {self.path}") from None
 
-    def compare(self, run_a: str, run_b: str) -> list[Difference]:
-        """What changed from run A (before) to run B (after); regressions first."""
-        return compare_runs(self._require_record(run_a), self._require_record(run_b))
+    def compare(self, run_a: str, run_b: str, lang: str = "en") -> list[Difference]:
+        """What changed from run A (before) to run B (after); caveats, then regressions first."""
+        return compare_runs(self.require_record(run_a), self.require_record(run_b), lang)
 
-    def _require_record(self, run_id: str) -> RunRecord:
+    def require_record(self, run_id: str) -> RunRecord:
+        """The stored run `run_id`, or a StoreError that points at `history`."""
         record = self.get_run(run_id)
         if record is None:
             raise StoreError(f"no run {run_id!r} in the history", hint="see `spec-advisor history`")
@@ -246,10 +259,8 @@ class RunStore:
     def _summary(row: tuple[Any, ...]) -> RunSummary:
         env = json.loads(row[5])
         verdict = _load(row[6])
-        engine_kind, engine_version = _dig(env, "engine", "kind"), _dig(env, "engine", "version")
-        engine = " ".join(str(p) for p in (engine_kind, engine_version) if p) or None
-        model = _dig(env, "engine", "model") or _dig(env, "model", "name")
+        engine, model, gpu = environment_columns(env if isinstance(env, Mapping) else {})
+        run_dir = row[7] if isinstance(row[7], str) and row[7] else None
         return RunSummary(run_id=row[0], created_utc=row[1], finished_utc=row[2], status=row[3],
-                          app_version=row[4], verdict=_dig(verdict, "verdict"), engine=engine,
-                          model=None if model is None else Path(str(model)).name,
-                          gpu=_dig(env, "gpu", "name"))
+                          app_version=row[4], verdict=_dig(verdict, "verdict"), engine=engine, model=model, gpu=gpu,
+                          run_dir=run_dir)

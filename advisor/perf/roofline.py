@@ -1,7 +1,7 @@
 """Memory-bandwidth utilisation (MBU) and the bottleneck class of plain decoding.
 
 MBU = bytes read per token × tokens/s ÷ peak bandwidth (design.md §4 step 1). The peak is the GPU's
-2 × max memory clock × bus width / 8 when a GPU is present, else the host's measured RAM copy bandwidth.
+2 × max memory clock × bus width / 8 when a GPU is present, else the host's measured RAM read bandwidth.
 """
 
 from __future__ import annotations

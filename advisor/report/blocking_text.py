@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from advisor.report.strings import text, verdict_lines
+from advisor.report.warnings_zh import translate_assumption
 
 # How advisor/decide/verdict.py starts the `because` lines that join several withholding reasons in one
 WITHHELD_PREFIXES = ("ENABLE withheld: ", "暂不建议开启：", "The A/B favours speculation, but", "A/B 倾向于推测解码")
@@ -39,8 +40,8 @@ def other_because(verdict: Mapping[str, Any], lang: str) -> list[str]:
 
 def assumptions_line(verdict: Mapping[str, Any], lang: str) -> str | None:
     """One line naming what the prediction assumed for facts not given (None when it assumed nothing)."""
-    items = [str(x) for x in verdict.get("assumptions") or []]
-    return text(lang, "assumptions.line", items="; ".join(items)) if items else None
+    items = [translate_assumption(str(x)) if lang == "zh" else str(x) for x in verdict.get("assumptions") or []]
+    return text(lang, "assumptions.line", items=("；" if lang == "zh" else "; ").join(items)) if items else None
 
 
 def blocking_lines(verdict: Mapping[str, Any], lang: str, indent: str = "  ") -> list[str]:

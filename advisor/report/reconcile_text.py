@@ -9,6 +9,7 @@ from typing import Any
 from advisor.evidence.schema import Evidence
 from advisor.report.series import num
 from advisor.report.strings import fmt_speedup, text
+from advisor.report.warnings_zh import translate_assumption
 
 
 def reconciliation_section(evidence: Evidence | None) -> dict[str, Any] | None:
@@ -58,5 +59,6 @@ def _after(section: Mapping[str, Any], lang: str) -> list[str]:
     else:
         lines.append(text(lang, "reconcile.unmeasured"))
     if section.get("priors"):
-        lines.append(text(lang, "reconcile.priors", priors="; ".join(section["priors"])))
+        priors = [translate_assumption(p) if lang == "zh" else p for p in section["priors"]]
+        lines.append(text(lang, "reconcile.priors", priors=("；" if lang == "zh" else "; ").join(priors)))
     return lines

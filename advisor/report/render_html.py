@@ -27,8 +27,10 @@ from advisor.report.strings import (
     concurrency_line,
     fmt_speedup,
     fmt_value,
+    guard_name,
     mix_line,
     speedup_line,
+    status_word,
     step_warning,
     text,
     trace_outcome,
@@ -201,8 +203,8 @@ def _trace(report: Mapping[str, Any], lang: str) -> str:
 def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
     # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
     state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
-    return (f'<tr><td class="k">{e(guard["name"])}</td><td class="res {state}">{e(text(lang, "guard." + state))}'
-            f'</td><td>{e(step_warning(lang, guard["detail"]))}</td></tr>')
+    return (f'<tr><td class="k">{e(guard_name(lang, guard["name"]))}</td><td class="res {state}">'
+            f'{e(text(lang, "guard." + state))}</td><td>{e(step_warning(lang, guard["detail"]))}</td></tr>')
 
 
 def _step(step: Mapping[str, Any], lang: str) -> str:
@@ -248,7 +250,8 @@ def _partial(report: Mapping[str, Any], lang: str) -> str:
     status = (report.get("run") or {}).get("status")
     if status in (None, "complete"):
         return ""
-    return f'<div class="card warn wide" style="margin-bottom:16px">{e(text(lang, "run.partial", status=status))}</div>'
+    said = text(lang, "run.partial", status=status_word(lang, status))
+    return f'<div class="card warn wide" style="margin-bottom:16px">{e(said)}</div>'
 
 
 def render_html(report: Mapping[str, Any], lang: str = "en") -> str:

@@ -19,8 +19,10 @@ from advisor.report.strings import (
     concurrency_line,
     fmt_speedup,
     fmt_value,
+    guard_name,
     mix_line,
     speedup_line,
+    status_word,
     step_warning,
     text,
     trace_word,
@@ -77,7 +79,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 def _chart_lines(chart: Mapping[str, Any], lang: str) -> list[str]:
     title = md_text(text(lang, f"chart.{chart['id']}"))
     if chart.get("kind") == "bar":
-        rows = [[md_text(c), f"{v:.0%}", f"{lo:.0%} – {hi:.0%}" if lo is not None and hi is not None else "—"]
+        rows = [[md_text(category_name(c, lang)), f"{v:.0%}",
+                 f"{lo:.0%} – {hi:.0%}" if lo is not None and hi is not None else "—"]
                 for c, v, lo, hi in zip(chart["categories"], chart["values"], chart["low"], chart["high"],
                                         strict=False)]
         header = ["", text(lang, "axis.acceptance_rate"), text(lang, "series.running_ci")]
@@ -208,7 +211,7 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [*warned, ""] if warned else []
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
         out += [""] if step["values"] else []
-        guards = [[md_text(g["name"]), text(lang, _state_key(g["passed"])),
+        guards = [[md_text(guard_name(lang, g["name"])), text(lang, _state_key(g["passed"])),
                    md_text(step_warning(lang, g["detail"]))] for g in step["guards"]]
         out += [*_table([text(lang, "step.guards"), "", ""], guards), ""] if guards else []
         for chart in step["charts"]:
@@ -230,7 +233,9 @@ def _environment_section(report: Mapping[str, Any], lang: str) -> list[str]:
 
 def _partial(report: Mapping[str, Any], lang: str) -> list[str]:
     status = (report.get("run") or {}).get("status")
-    return [] if status in (None, "complete") else [f"> ⚠ {md_text(text(lang, 'run.partial', status=status))}", ""]
+    if status in (None, "complete"):
+        return []
+    return [f"> ⚠ {md_text(text(lang, 'run.partial', status=status_word(lang, status)))}", ""]
 
 
 def render_markdown(report: Mapping[str, Any], lang: str = "en") -> str:

@@ -14,6 +14,29 @@ if TYPE_CHECKING:
 __all__ = ["LANGS", "TABLES", "Lang", "text"]  # the catalogue's names, for the renderers that format with them
 
 
+def status_word(lang: str, status: str) -> str:
+    """A run's or a step's status in words (`complete` is said as the steps' `done`); unknown ones as written."""
+    key = "status.done" if status == "complete" else f"status.{status}"
+    return text(lang, key) if key in TABLES["en"] else status
+
+
+def guard_name(lang: str, name: str) -> str:
+    """A guard's name for a reader (`gpu0-throttle` → GPU 0 …); English keeps the name the evidence uses."""
+    if lang == "en":
+        return name
+    card, base = "", name
+    if name.startswith("gpu") and name[3:4].isdigit():
+        card, base = name[3:].split("-", 1)[0], "gpu-" + name.split("-", 1)[1] if "-" in name else "gpu"
+    key = f"guardname.{base}"
+    return text(lang, key, card=card) if key in TABLES.get(lang, TABLES["en"]) else name
+
+
+def session_message(lang: str, message: str) -> str:
+    """The session's own end messages in `lang` (others, e.g. an engine's error, as written)."""
+    key = {"interrupted": "session.interrupted"}.get(message)
+    return text(lang, key) if key else message
+
+
 def step_warning(lang: str, message: str) -> str:
     """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated,
     one the steps write with numbers in it is read back into its Chinese sentence (advisor/report/warnings_zh);

@@ -148,7 +148,7 @@ def line_chart(chart: Mapping[str, Any], label: Label) -> str:
 
 def bar_chart(chart: Mapping[str, Any], label: Label) -> str:
     """Draw a `series.py` bar chart with CI whiskers; values are fractions shown as percentages."""
-    cats = [str(c) for c in chart.get("categories", [])]
+    cats = [label(f"category.{c}") for c in chart.get("categories", [])]  # a kind of task, in words
     values = list(chart.get("values", []))
     if not cats:
         return ""

@@ -25,6 +25,11 @@ def _free(pattern: str, name: str) -> re.Pattern[str]:
 
 
 PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_p("the machine is busy: decode with speculation off ran at {tok} tok/s for {n} requests in a row, under "
+        "{pct}% of the baseline's {base} tok/s; another program is taking the cores or the GPU. Pause it, or stop "
+        "the check (Ctrl-C) and resume it later with check --resume"),
+     "机器正忙：关闭推测时的解码速度连续 {n} 个请求只有 {tok} tok/s，低于基线 {base} tok/s 的 {pct}%；"
+     "有其他程序在占用 CPU 核心或 GPU。请暂停它，或停止检查（Ctrl-C），稍后用 check --resume 继续"),
     (_p("decode speed of the same prompt varied by {cv}% between repeats"),
      "同一提示词重复运行之间的解码速度波动了 {cv}%"),
     (_p("no request produced a decode time"), "没有任何请求给出解码时间"),
@@ -62,11 +67,49 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
      "{n} 组配对因重复循环被丢弃，其中 {on} 组只在开启时出现（允许：没有只在开启时出现的，总体 ≤ {share}%）"),
     (_p("{n} of {m} counted pairs ran during thermal/HW slowdown"),
      "{m} 组计入的配对中有 {n} 组在过热/硬件降速期间运行"),
+    (_p("decode speed varied by {cv}% between requests"), "请求之间的解码速度波动了 {cv}%"),
+    (_p("cancelled by the user"), "已被用户取消"),
+    (_p("speculation off"), "推测关闭"),
+    (_p("speculation on"), "推测开启"),
+    (_free("speculation on ({method})", "method"), "推测开启（{method}）"),
+    (_free("speculation off ({method})", "method"), "推测关闭（{method}）"),
+    (_p("Welch t {t} for ON-second minus ON-first (flag above {limit}, one-sided α = {alpha})"),
+     "Welch t {t}（开启组排在后面减去排在前面；超过 {limit} 即标记，单侧 α = {alpha}）"),
+    (_p("none"), "无"),
     (_free("no GPU ({why})", "why"), "没有 GPU（{why}）"),
     (_free("power source unknown ({detail})", "detail"), "电源类型未知（{detail}）"),
     (_free("engine did not answer: {exc}", "exc"), "引擎没有响应：{exc}"),
     (_free("stopped after {rest}", "rest"), "提前停止：{rest}"),
 )
+
+
+# The prediction's assumptions for facts not given (advisor/perf/inputs.py, predict.py): a table of their own,
+# since their broad shapes ("GPU …") must not catch a step's warning.
+ASSUMPTIONS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (_free("weights Q4_K_M ({rest})", "rest"), "权重按 Q4_K_M 计（{rest}）"),
+    (_p("weights BF16 (2 bytes per parameter)"), "权重按 BF16 计（每个参数 2 字节）"),
+    (_p("model size {b}B (not given)"), "模型大小 {b}B（未给出）"),
+    (_p("context depth {n} tokens per request"), "每个请求的上下文深度 {n} token"),
+    (_p("MoE shape {n} experts, top-{m} (counts not given)"), "MoE 结构：{n} 个专家，top-{m}（数量未给出）"),
+    (_p("CPU compute {t} TFLOPS"), "CPU 算力 {t} TFLOPS"),
+    (_free("GPU {rest}", "rest"), "GPU 按 {rest} 计"),
+    (_free("compute {rest}", "rest"), "算力 {rest}"),
+    (_p("a separate draft model (spec.method not given)"), "独立的草稿模型（未给出 spec.method）"),
+    (_free("draft head ≈ one layer + LM head ({rest}; architecture estimate)", "rest"),
+     "草稿头 ≈ 一层 + LM 头（{rest}；按架构估计）"),
+    (_p("draft model {pct}% of the target's size (spec.draft_params_b not given)"),
+     "草稿模型为目标模型大小的 {pct}%（未给出 spec.draft_params_b）"),
+    (_p("draft length γ = {g} (spec.draft_max not given)"), "草稿长度 γ = {g}（未给出 spec.draft_max）"),
+    (re.compile(r"^draft cost (?P<x>[\d.]+) \(prior for (?P<method>.+)\)$"), "草稿开销 {x}（{method} 的先验值）"),
+)
+
+
+def translate_assumption(message: str) -> str:
+    """The Chinese of one assumption the prediction named, or the message as written."""
+    for pattern, template in ASSUMPTIONS:
+        if (m := pattern.match(message)) is not None:
+            return template.format(**m.groupdict())
+    return message
 
 
 def translate(message: str) -> str | None:

@@ -55,16 +55,19 @@ class Recorder:
         except WRITE_ERRORS as exc:
             self.fail(_what(event), exc)
 
-    def finish(self, done: SessionDone) -> None:
+    def finish(self, done: SessionDone, environment: Mapping[str, Any] | None = None) -> None:
         """Close the run with its final status, even after an earlier write failed (the database may be
-        writable again); a run whose units could not all be saved is closed as failed, never complete."""
+        writable again); a run whose units could not all be saved is closed as failed, never complete. The
+        run's folder (wherever it is) and the probed `environment` (JSON-ready) go with it, so the history
+        lists every folder a check finished, with its engine, model and GPU."""
         verdict: Mapping[str, Any] | None = done.verdict
         facts = verdict.get("facts") if verdict else None
         status = {"complete": "complete", "aborted": "aborted"}.get(done.status, "failed")
         if self.error is not None:
             status = "failed"
         try:
-            self.store.finish_run(self.run_id, status, json_safe(verdict), json_safe(facts))  # type: ignore[arg-type]
+            self.store.finish_run(self.run_id, status, json_safe(verdict), json_safe(facts),  # type: ignore[arg-type]
+                                  environment=json_safe(environment), run_dir=done.run_dir or None)
         except WRITE_ERRORS as exc:
             if self.error is None:
                 self.fail("the run's final status", exc)

@@ -32,6 +32,7 @@ from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecor
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
+from advisor.run.contention import ContentionWatch
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.faults import dead_arm_reason, with_failure_reason
@@ -155,7 +156,7 @@ class Session:
         if self.store is None:
             return
         try:
-            self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {})
+            self.run_id = self.resume_run_id or self.store.begin_run(self.config.to_dict(), {}, run_dir=self.run_dir)
         except WRITE_ERRORS as exc:
             self.history_error = f"the start of the run ({describe(exc)})"
             return
@@ -201,7 +202,8 @@ class Session:
         recorder = self.recorder
         if recorder is not None:
             self.subscribers.remove(recorder)
-            recorder.finish(done)
+            env = self.evidence.environment
+            recorder.finish(done, environment=encode(env) if env.probed else None)
             self.history_error = recorder.error or ""
         if not self.history_error or self.store is None:
             return done
@@ -381,10 +383,15 @@ class Session:
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
         t0 = time.monotonic()
         gen = step.run(ctx)
+        baseline = ctx.prior.get("baseline")
+        watch = ContentionWatch(ctx.policy.contention, getattr(baseline, "decode_tok_s", None))
         try:
             for event in gen:
                 if isinstance(event, StepDone):
-                    return event
+                    # a busy machine noticed mid-step is part of the step's evidence, beside its own warnings
+                    return replace(event, warnings=(*event.warnings, watch.warned)) if watch.warned else event
+                if (busy := watch.observe(event)) is not None:
+                    self.emit(busy)
                 # Steps check the cancel flag at each unit and end `aborted` with what they measured, so the
                 # generator is drained rather than closed: closing would lose the partial evidence.
                 self.emit(event)

@@ -99,6 +99,8 @@ class ABStep:
 
 
 def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:
+    if pair.off_error is None and pair.off_ms_per_token > 0:  # watched against the baseline (run/contention.py)
+        yield Sample("ab", "off_tok_s", float(i + 1), 1000.0 / pair.off_ms_per_token)
     if pair.off_error is None and pair.on_error is None:
         yield Sample("ab", "pair_speedup", float(i + 1), pair.off_ms_per_token / pair.on_ms_per_token)
     if d.speedup is not None:

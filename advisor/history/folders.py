@@ -1,0 +1,114 @@
+"""Read saved run folders (evidence.json + verdict.json) for the window's views and `history --compare`.
+
+One history for the window and the CLI: the recorder stores every run's folder in the history database
+(wherever `check --out` put it), so `list_runs` shows the folders the database names beside those under the
+runs directory (a `--no-history` run, or one from before folders were recorded), each folder once. Two
+folders are compared as `RunRecord`s, as the database's runs are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from advisor import paths
+from advisor.errors import UserError
+from advisor.evidence.codec import encode
+from advisor.evidence.io import load_evidence, read_json_file
+from advisor.evidence.schema import Evidence
+from advisor.history.records import RunRecord, RunSummary, StepRecord, environment_columns
+from advisor.history.schema import StoreError, default_db_path
+from advisor.history.store import RunStore
+
+
+class RunFolderError(Exception):
+    """A run folder that cannot be shown; the message is for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunData:
+    """One run as saved on disk."""
+
+    run_dir: Path
+    evidence: Evidence
+    verdict: Mapping[str, Any] | None
+
+    @property
+    def is_demo(self) -> bool:
+        """Managed demo engine with the bundled model: numbers that say nothing about the user's GPU."""
+        config = self.evidence.config
+        return config.mode == "managed" and not config.model and not config.llama_server
+
+
+def _read(path: Path) -> Any:
+    try:  # bounded, UTF-8, no pipes, no absurd nesting: the evidence reader's own rules
+        return read_json_file(path, what="a verdict file")
+    except UserError as exc:
+        raise RunFolderError(str(exc)) from exc
+
+
+def load_run(run_dir: str | Path) -> RunData:
+    """Load a run folder; a missing verdict.json means the run was never decided (None)."""
+    folder = Path(run_dir).expanduser()
+    if folder.is_file():
+        folder = folder.parent
+    try:
+        evidence = load_evidence(folder)
+    except UserError as exc:
+        raise RunFolderError(str(exc)) from exc
+    verdict_path = folder / "verdict.json"
+    verdict = _read(verdict_path) if verdict_path.is_file() else None
+    return RunData(folder, evidence, verdict if isinstance(verdict, dict) else None)
+
+
+def recorded_folders(db: Path | None = None, limit: int = 1000) -> list[Path]:
+    """The run folders the history database names (newest first); none when there is no database yet or it
+    cannot be read (the window still lists the runs directory then)."""
+    path = db or default_db_path()
+    if not path.is_file():
+        return []
+    try:
+        with RunStore(path) as store:
+            return [Path(r.run_dir) for r in store.list_runs(limit) if r.run_dir]
+    except (StoreError, OSError):
+        return []
+
+
+def list_runs(root: Path | None = None, db: Path | None = None) -> list[RunData]:
+    """Every readable run folder the history names and every one under `root` (default: the runs
+    directory), each once, newest first."""
+    base = root or paths.runs_dir()
+    candidates = [*recorded_folders(db), *(e.parent for e in base.glob("*/evidence.json") if base.is_dir())]
+    found, seen = [], set()
+    for folder in candidates:
+        key = folder.resolve()
+        if key in seen or not (folder / "evidence.json").is_file():
+            continue  # a folder moved or deleted since: the database row alone has nothing to show
+        seen.add(key)
+        try:
+            found.append(load_run(folder))
+        except RunFolderError:
+            continue  # a half-written or foreign folder must not hide the others
+    return sorted(found, key=lambda r: r.evidence.created_utc, reverse=True)
+
+
+def summary(run: RunData) -> RunSummary:
+    """A history row for a run folder (same shape as the database's)."""
+    engine, model, gpu = environment_columns(encode(run.evidence.environment))
+    return RunSummary(run_id=run.evidence.run_id or run.run_dir.name, created_utc=run.evidence.created_utc,
+                      finished_utc=None, status=run.evidence.status, app_version=run.evidence.app_version,
+                      verdict=(run.verdict or {}).get("verdict"), engine=engine, model=model, gpu=gpu,
+                      run_dir=str(run.run_dir))
+
+
+def to_record(run: RunData) -> RunRecord:
+    """The run as a `RunRecord`, so `advisor.history.compare.compare_runs` can compare two folders."""
+    records = tuple(StepRecord(step=k, status=v.status, evidence=encode(v.evidence) if v.evidence else {},
+                               finished_utc="", units=0) for k, v in run.evidence.steps.items())
+    verdict = run.verdict or None
+    facts = verdict.get("facts") if verdict else None
+    return RunRecord(summary=summary(run), config=encode(run.evidence.config),
+                     environment=encode(run.evidence.environment), verdict=verdict,
+                     facts=facts if isinstance(facts, Mapping) else None, steps=records)
