@@ -62,10 +62,23 @@ def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, Cat
 
 
 def early_divergences(pairs: Sequence[PairResult], policy: ABPolicy) -> tuple[int, int]:
-    """(pairs whose outputs first differ in the first `early_divergence_share` of the reply, pairs compared)."""
+    """(pairs whose outputs first differ in the first `early_divergence_share` of the reply and that the margin
+    check could not classify, pairs compared). A divergence the OFF arm's probabilities classified is counted
+    by its kind instead (`divergence_counts`): a near tie is numerics, a sure token lossy."""
     compared = [p for p in pairs if is_counted(p) and p.outputs_match is not None]
-    early = [p for p in compared if p.divergence_at is not None and p.divergence_at < policy.early_divergence_share]
+    early = [p for p in compared if p.divergence_at is not None and p.divergence_at < policy.early_divergence_share
+             and p.divergence_kind not in ("numerics", "lossy")]
     return len(early), len(compared)
+
+
+def divergence_counts(pairs: Sequence[PairResult]) -> dict[str, int]:
+    """Counted pairs whose replies differ, by what the margin check made of them (numerics, lossy, unknown)."""
+    out = {"numerics": 0, "lossy": 0, "unknown": 0}
+    for p in pairs:
+        if is_counted(p) and p.outputs_match is False:
+            kind = p.divergence_kind if p.divergence_kind in out else "unknown"
+            out[kind] += 1
+    return out
 
 
 def early_divergence_rate(pairs: Sequence[PairResult], policy: ABPolicy) -> float | None:

@@ -31,6 +31,10 @@ class ABPolicy:
     max_consecutive_failures: int  # the A/B step stops when one arm fails this often in a row
     category_family_alpha: float  # per-category CIs are simultaneous at this family-wise level
     early_divergence_share: float  # outputs that first differ before this share of the reply diverged early
+    max_drift: float = 0.10  # OFF ms/token may change this much over the A/B before the drift guard can fire
+    drift_alpha: float = 0.01  # two-sided level of the drift slope's t-test
+    outlier_z: float = 3.5  # modified z-score beyond which one arm's request is an outlier (Iglewicz–Hoaglin)
+    near_tie_max_gap: float = 0.5  # nats between OFF's top two at a divergence: at most this is numerics
 
     def __post_init__(self) -> None:
         if not self.looks or any(b <= a for a, b in zip(self.looks, self.looks[1:], strict=False)):

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.ab.categories import CategorySpeedup
+from advisor.ab.divergence import DivergenceCheck
 from advisor.ab.types import PairResult
 
 Bottleneck = Literal["memory", "compute", "overhead"]
@@ -329,6 +330,12 @@ class ABEvidence:
     reasons: tuple[str, ...] = ()
     look: int | None = None
     margin: float | None = None
+    # spread the paired interval already carries (OFF ms/token CV across prompts): a warning, never withholding;
+    # files before issue 24 kept it among `guards` as "cv-off", which readers treat the same way
+    notes: Mapping[str, Guard] = field(default_factory=dict)
+    # sizes of what could bias the interval (advisor/ab/types.py ABDecision.effects): drift, order_effect,
+    # arm_outlier_pairs, outlier_free_speedup, cv_off_pct
+    effects: Mapping[str, float] = field(default_factory=dict)
     ci_level: float | None = None               # level of ci_low/ci_high (policy.ab.ci_level), e.g. 0.95
     looks: tuple[int, ...] = ()
     pairs: tuple[PairResult, ...] = ()
@@ -343,3 +350,16 @@ class ABEvidence:
     on_params: Mapping[str, str] = field(default_factory=dict)  # its drafter knobs, set or engine defaults
     # every request that answered, both arms (the per-arm results table: tok/s, TTFT, time per token)
     samples: tuple[RequestRecord, ...] = ()
+    # divergence by margin: each divergent pair's replay on the OFF arm (top-2 probabilities), and the counts
+    # by kind (numerics, lossy, unknown); `probs_available` False when the engine cannot return probabilities
+    divergences: tuple[DivergenceCheck, ...] = ()
+    divergence_counts: Mapping[str, int] = field(default_factory=dict)
+    probs_available: bool | None = None
+    probs_note: str = ""
+
+    @property
+    def near_tie_share(self) -> float | None:
+        """Share of the divergent pairs whose divergence was a near tie (None: none diverged or none classified)."""
+        c = self.divergence_counts
+        total = sum(c.values())
+        return c.get("numerics", 0) / total if total and self.probs_available else None
