@@ -30,7 +30,7 @@ def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:
         "order-balance": s.order_share >= policy.min_order_share,
         "order-interaction": s.order_t <= s.order_crit,
         "drift": ~((np.abs(s.drift_t) > s.drift_crit) & (np.abs(s.drift_total) > policy.max_drift)),
-        "arm-outliers": (s.outlier_pairs == 0) | (s.outlier_free_mean_d > policy.log_margin),
+        "arm-outliers": (s.outlier_pairs == 0) | (s.outlier_free_t > policy.boundary),
     }
 
 
@@ -94,7 +94,8 @@ def stat_guard_details(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, 
         "arm-outliers": (
             g["arm-outliers"],
             f"{outliers} pairs with an outlier in one arm only; without them the speedup is "
-            f"{math.exp(float(s.outlier_free_mean_d[0])):.3f}× (need > {1 + policy.margin:.2f} when there are any)",
+            f"{math.exp(float(s.outlier_free_mean_d[0])):.3f}× at t {float(s.outlier_free_t[0]):+.2f} against "
+            f"{1 + policy.margin:.2f} (need above {policy.boundary:.2f} when there are any)",
         ),
     }
 

@@ -48,6 +48,7 @@ class LookStats:
     drift_crit: FloatArray  # two-sided critical value at drift_alpha
     outlier_pairs: FloatArray  # pairs with an outlier in one arm only (modified z beyond outlier_z)
     outlier_free_mean_d: FloatArray  # mean d without those pairs (= mean_d when there are none)
+    outlier_free_t: FloatArray  # its t against the margin (the verdict's statistic without those pairs)
 
 
 def welch_critical(df: FloatArray, alpha: float) -> FloatArray:
@@ -101,9 +102,12 @@ def _drift(off: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray, Float
     return np.expm1(slope * (n - 1)), t, crit
 
 
-def _arm_outliers(off: FloatArray, on: FloatArray, d: FloatArray, z_max: float) -> tuple[FloatArray, FloatArray]:
-    """Pairs where exactly one arm's log ms/token is an outlier of its own arm (modified z-score, median and
-    MAD, beyond `z_max`), and the mean d without them. A slow prompt is slow in both arms and is not counted."""
+def _arm_outliers(off: FloatArray, on: FloatArray, d: FloatArray, z_max: float,
+                  log_margin: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Pairs where exactly one arm's log ms/token is an outlier of its own arm (modified z-score
+    0.6745·(x − median)/MAD beyond `z_max`), the mean d without them, and that mean's t against the margin (the
+    verdict's own statistic, so "the gain survives without them" means the A/B would still enable). A slow
+    prompt is slow in both arms and is not counted; a hiccup while one arm ran is."""
     def outlying(a: FloatArray) -> BoolArray:
         la = np.log(a)
         med = np.median(la, axis=1, keepdims=True)
@@ -112,12 +116,14 @@ def _arm_outliers(off: FloatArray, on: FloatArray, d: FloatArray, z_max: float) 
             z = np.where(mad > 0, 0.6745 * (la - med) / np.where(mad > 0, mad, 1.0), 0.0)
         return np.abs(z) > z_max
 
-    one = outlying(off) ^ outlying(on)
-    keep = ~one
+    keep = ~(outlying(off) ^ outlying(on))
     kept = keep.sum(axis=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         free = np.where(kept > 0, (d * keep).sum(axis=1) / np.where(kept > 0, kept, 1), d.mean(axis=1))
-    return one.sum(axis=1).astype(np.float64), free
+        var = (keep * (d - free[:, None]) ** 2).sum(axis=1) / (kept - 1)
+        se = np.sqrt(var / kept)
+        t = np.where((kept > 1) & (se > 0), (free - log_margin) / se, -np.inf)
+    return (~keep).sum(axis=1).astype(np.float64), free, t
 
 
 def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABPolicy) -> LookStats:
@@ -140,7 +146,7 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
     with np.errstate(divide="ignore", invalid="ignore"):
         order_diff = ((d * second).sum(axis=1) / second.sum(axis=1)) - ((d * first).sum(axis=1) / first.sum(axis=1))
     drift_total, drift_t, drift_crit = _drift(off, policy.drift_alpha)
-    outliers, outlier_free = _arm_outliers(off, on, d, policy.outlier_z)
+    outliers, outlier_free, outlier_free_t = _arm_outliers(off, on, d, policy.outlier_z, policy.log_margin)
     return LookStats(
         n=n,
         mean_d=mean,
@@ -163,6 +169,7 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
         drift_crit=drift_crit,
         outlier_pairs=outliers,
         outlier_free_mean_d=outlier_free,
+        outlier_free_t=outlier_free_t,
     )
 
 

@@ -64,9 +64,9 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (_p("OFF ms/token changed {x}% over the pairs: slope t {t} (flag when beyond ±{c} and the change beyond "
         "±{m}%)"),
      "关闭推测组的每 token 毫秒数在配对过程中变化了 {x}%：斜率 t {t}（超出 ±{c} 且变化超出 ±{m}% 时标记）"),
-    (_p("{n} pairs with an outlier in one arm only; without them the speedup is {x}× (need > {need} when there "
-        "are any)"),
-     "{n} 组配对只在其中一组出现离群值；去掉它们后加速为 {x}×（有离群值时需要 > {need}）"),
+    (_p("{n} pairs with an outlier in one arm only; without them the speedup is {x}× at t {t} against {m} "
+        "(need above {need} when there are any)"),
+     "{n} 组配对只在其中一组出现离群值；去掉它们后加速为 {x}×，相对 {m} 的 t 为 {t}（有离群值时需要高于 {need}）"),
     (_p("the rarer run order covers {pct}% of pairs (need ≥ {need}%)"),
      "较少的运行顺序占配对的 {pct}%（需要 ≥ {need}%）"),
     (_p("failed requests: OFF {off}, ON {on} of {n} pairs (ON excess allowed ≤ {excess}%, either arm ≤ {rate}%)"),
