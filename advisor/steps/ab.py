@@ -45,10 +45,10 @@ class ABStep:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
             return
         pool = ctx.fresh_on(self.id)
-        budget = ctx.config.budget
-        prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
+        limit = ctx.config.ab_pair_limit  # the budget's, or the full check's with --until-decided
+        prompts = list(ctx.workload.ab)[: limit + limit // 4]
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
-        policy = policy_for(ctx.policy.ab, min(budget.ab_max_pairs, len(prompts)))
+        policy = policy_for(ctx.policy.ab, min(limit, len(prompts)))
         pairs: list[PairResult] = []
         records: list[RequestRecord] = []
         decision: ABDecision | None = None
