@@ -37,16 +37,23 @@ class CategorySpeedup:
 
 def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, CategorySpeedup]:
     """Speedup per category of the counted pairs; `gain` only when the whole interval clears 1 + δ."""
-    from advisor.stats import t_quantile  # numpy: only when categories are computed, not on every import
-
     groups: dict[str, list[float]] = {}
     for p in pairs:
         if is_counted(p) and p.category:
             groups.setdefault(p.category, []).append(math.log(p.off_ms_per_token / p.on_ms_per_token))
+    return grouped(dict(sorted(groups.items())), policy)
+
+
+def grouped(groups: dict[str, list[float]], policy: ABPolicy) -> dict[str, CategorySpeedup]:
+    """Each group's geometric-mean speedup (log-speedups in) with a simultaneous interval at 1 − α/K over the K
+    groups with enough pairs (Bonferroni): kinds of task, output-length bands, depth bands alike. The result
+    keeps the order of `groups`."""
+    from advisor.stats import t_quantile  # numpy: only when groups are computed, not on every import
+
     shown = [c for c, d in groups.items() if len(d) >= MIN_PAIRS_FOR_INTERVAL]
     level = 1.0 - policy.category_family_alpha / max(len(shown), 1)
     out: dict[str, CategorySpeedup] = {}
-    for category, d in sorted(groups.items()):
+    for category, d in groups.items():  # in the caller's order
         n = len(d)
         mean = sum(d) / n
         if n < MIN_PAIRS_FOR_INTERVAL:

@@ -39,6 +39,10 @@ class PairResult:
     # (a near tie rounding flipped), "lossy" (a token the model was sure of changed) or "unknown" (not
     # replayed: the engine gives no probabilities, or the replay could not tell). None: no divergence.
     divergence_kind: str | None = None
+    # The shape of the work (issue 24 item 3): the OFF reply's length and the mean context depth over its decode
+    # (prompt, cached or not, plus half the reply), tokens; None in files before them or for a failed request.
+    output_tokens: int | None = None
+    depth_tokens: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -342,6 +342,9 @@ class ABEvidence:
     pool: PoolState | None = None
     # per kind of task, shown beside the pooled verdict (simultaneous intervals; never what decides)
     per_category: Mapping[str, CategorySpeedup] = field(default_factory=dict)
+    # … and per band of the work's shape (advisor/ab/bands.py): OFF reply length, context depth (tokens)
+    per_output_band: Mapping[str, CategorySpeedup] = field(default_factory=dict)
+    per_depth_band: Mapping[str, CategorySpeedup] = field(default_factory=dict)
     early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
     early_divergence_low: float | None = None   # the share they show at least (one-sided, at the A/B's level)
     # the chosen settings against the engine's own defaults, when the tuner moved away from them

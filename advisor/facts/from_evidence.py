@@ -12,6 +12,7 @@ import math
 import shlex
 from collections.abc import Mapping
 
+from advisor.ab.bands import measured_span
 from advisor.ab.divergence import lossy_place
 from advisor.evidence.placement import same_placement
 from advisor.evidence.schema import Environment, Evidence
@@ -209,6 +210,10 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
     out["ab.n_prompts"] = ab.n_prompts
     out["ab.decision"] = ab.decision
     _divergence_facts(ab, out)
+    for name, value in (("output", lambda p: p.output_tokens), ("depth", lambda p: p.depth_tokens)):
+        span = measured_span(ab.pairs, value)
+        if span is not None:
+            out[f"ab.{name}_tokens_low"], out[f"ab.{name}_tokens_high"] = span.low, span.high
     for key in ("drift", "order_effect", "outlier_free_speedup", "cv_off_pct"):
         _put(out, f"ab.{key}", ab.effects.get(key))
     if "arm_outlier_pairs" in ab.effects:

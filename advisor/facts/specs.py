@@ -165,6 +165,13 @@ _SPECS: tuple[FactSpec, ...] = (
     _s("ab.outlier_free_speedup", "float", "ratio", "the A/B speedup without those pairs", "step ab"),
     _s("ab.cv_off_pct", "float", "%", "OFF-arm ms/token CV across the A/B's prompts (a warning: the paired interval "
        "carries it)", "step ab"),
+    _s("ab.output_tokens_low", "int", "tokens", "the shortest OFF reply among the A/B's counted pairs", "step ab"),
+    _s("ab.output_tokens_high", "int", "tokens", "the longest OFF reply among them: the verdict holds for replies "
+       "from ab.output_tokens_low to this", "step ab"),
+    _s("ab.depth_tokens_low", "int", "tokens", "the shallowest mean context depth over a counted pair's decode",
+       "step ab"),
+    _s("ab.depth_tokens_high", "int", "tokens", "the deepest: the verdict holds for context depths from "
+       "ab.depth_tokens_low to this", "step ab"),
     _s("ab.decision", "str", "", "the A/B step's own sequential decision", "step ab"),
     _s("ab.guards_passed", "bool", "", "every A/B guard (skew, order, failures, loops, CV) passed", "step ab"),
     _s("ab.warnings", "str", "", "comma list of the A/B guards that failed", "step ab"),

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
+from advisor.ab.bands import depth_bands, output_bands
 from advisor.ab.categories import divergence_counts, early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
 from advisor.ab.policy import ABPolicy
@@ -130,4 +131,5 @@ def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_rea
         looks=tuple(policy.looks), pairs=tuple(pairs),
         per_category=per_category(pairs, policy), early_divergence_rate=early_divergence_rate(pairs, policy),
         early_divergence_low=early_divergence_low(pairs, policy), divergence_counts=divergence_counts(pairs),
+        per_output_band=output_bands(pairs, policy), per_depth_band=depth_bands(pairs, policy),
     )

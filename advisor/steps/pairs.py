@@ -124,6 +124,8 @@ def pair_unit(prompt: Any, got: dict[ArmName, _Run], *, on_first: bool, started:
         off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
         on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
         throttled=ctx.throttled_since(started),
+        output_tokens=off_rec.completion_tokens if off_rec else None,
+        depth_tokens=off_rec.decode_depth_tokens if off_rec else None,
     )
     # Both arms always travel together: the history stores a pair whole or not at all.
     return ABUnit(pair, ArmResult(off_rec, off_err or None), ArmResult(on_rec, on_err or None))
