@@ -111,6 +111,9 @@ class CheckConfig:
     # budget before any server starts (auto; advisor/arms/budget.py).
     arms: Literal["auto", "single", "dual"] = "auto"
     keep_prompts: bool = False               # store prompt texts in evidence (they may be private)
+    # An A/B still undecided at its pair budget goes on to the full check's pair budget (same planned looks and
+    # boundary: a group-sequential design may run to its last look, reliability.md §2.5).
+    until_decided: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
     budget_override: Budget | None = None    # tests and benchmarks size steps precisely
 
@@ -120,6 +123,12 @@ class CheckConfig:
         if self.budget_override is not None:
             return self.budget_override
         return QUICK if self.quick else FULL
+
+    @property
+    def ab_pair_limit(self) -> int:
+        """The most A/B pairs this check may measure: the budget's, or the full check's with `until_decided`."""
+        pairs = self.budget.ab_max_pairs
+        return max(pairs, FULL.ab_max_pairs) if self.until_decided else pairs
 
     @property
     def tuning(self) -> bool:

@@ -1,14 +1,18 @@
 """`spec-advisor check --quick` on the demo engine: wall time, perf-model reconciliation, MBU, and whether
 consecutive quick checks ever end INCONCLUSIVE because of the trap canary.
 
-    .venv/bin/python -m bench.quick_check [--timeout 900] [--runs 3] [--keep DIR]
+    .venv/bin/python -m bench.quick_check [--timeout 900] [--runs 3] [--keep DIR] [--load both|alone|only]
 
 `--runs` real runs of the shipped command, one after another (`--no-history --json --out DIR`, in throw-away
 data/config folders). From the first run's `DIR/evidence.json`: `reconciliation` (predicted vs measured A/B
 speedup) and the baseline step's MBU against the measured RAM bandwidth; the wall time is the median over the
 runs that finished; `quick_checks_inconclusive_by_canary` counts runs whose verdict was decided by a trap
 branch of rules/measurement-validity.toml (goal: none); `quick_checks_decided_by_ab` those whose verdict a
-branch of rules/ab-outcome.toml gave (goal: all).
+branch of rules/ab-outcome.toml gave (goal: all, none withheld by outputs-differ or noise).
+`quick_checks_decided_by_ab_under_load` is the same count for `--runs` more checks while a bounded CPU hog
+(bench/cpu_hog.py) holds one core, as a browser or a build would (goal: ≥ 2 of 3); the bench starts and stops
+it. `near_tie_share_of_divergences` is the share of the A/B pairs whose greedy replies differed that the OFF
+arm's own top-2 probabilities called a near tie (numerics), over every run (advisor/ab/divergence.py).
 """
 
 from __future__ import annotations
@@ -25,21 +29,64 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import isolated_env, run_cli, spec_advisor_argv, stop_cleanly_on_sigterm, tail
+from bench.cpu_hog import cpu_hog
 
 WALL = "quick_check_wall_s"
 RECON = "predicted_vs_measured_speedup_rel_err"
 MBU = "mbu_demo_engine"
 CANARY = "quick_checks_inconclusive_by_canary"
 FROM_AB = "quick_checks_decided_by_ab"
-KEYS = (WALL, RECON, MBU, CANARY, FROM_AB)
+FROM_AB_LOADED = "quick_checks_decided_by_ab_under_load"
+NEAR_TIE = "near_tie_share_of_divergences"
+KEYS = (WALL, RECON, MBU, CANARY, FROM_AB, FROM_AB_LOADED, NEAR_TIE)
 # The branches that withhold a verdict for the engine's memory of earlier prompts (the trap canary).
 TRAP_BRANCHES = ("measurement-validity/trap-inflation", "measurement-validity/trap-unchecked",
                  "measurement-validity/trap-flagged")
 
 
-def measure(timeout_s: float = 600.0, keep: Path | None = None, runs: int = 3) -> dict[str, Any]:
-    """`runs` quick checks in a row: the first one's figures, the median wall, the canary count."""
-    done = [measure_once(timeout_s, keep if i == 0 else None) for i in range(max(runs, 1))]
+def measure(timeout_s: float = 600.0, keep: Path | None = None, runs: int = 3,
+            load: str = "both") -> dict[str, Any]:
+    """`runs` quick checks in a row: the first one's figures, the median wall, the canary count; with `load`
+    "both" (or "only") `runs` more under a CPU hog on one core."""
+    runs = max(runs, 1)
+    done = [measure_once(timeout_s, keep if i == 0 else None) for i in range(runs)] if load != "only" else []
+    loaded: list[dict[str, Any]] = []
+    if load in ("both", "only"):
+        with cpu_hog(limit_s=timeout_s * runs + 60.0):
+            loaded = [measure_once(timeout_s, None) for _ in range(runs)]
+    out = _figures(done) if done else {k: None for k in (WALL, RECON, MBU, CANARY, FROM_AB)}
+    out[FROM_AB_LOADED] = _decided_by_ab(loaded)
+    out[f"{FROM_AB_LOADED}_note"] = (f"of {len(loaded)} quick checks while one core was held by a CPU hog "
+                                     "(goal: at least 2 of 3): " + _verdicts(loaded) if loaded else "not measured")
+    out["quick_checks_under_load"] = [_row(r) for r in loaded]
+    counts = {"numerics": 0, "lossy": 0, "unknown": 0}
+    for r in (*done, *loaded):
+        for kind, n in (r.get("divergence_counts") or {}).items():
+            counts[kind] = counts.get(kind, 0) + int(n)
+    total = sum(counts.values())
+    out[NEAR_TIE] = counts["numerics"] / total if total else None
+    out[f"{NEAR_TIE}_note"] = (f"{counts['numerics']} near ties, {counts['lossy']} lossy, {counts['unknown']} "
+                               f"unclassified of {total} divergent pairs over {len(done) + len(loaded)} checks")
+    return out
+
+
+def _decided_by_ab(runs: list[dict[str, Any]]) -> int | None:
+    """Runs whose verdict a branch of rules/ab-outcome.toml gave (None: none finished)."""
+    if not any(r.get("check_verdict") for r in runs):
+        return None
+    return sum(1 for r in runs if str(r.get("decided_by") or "").startswith("ab-outcome/"))
+
+
+def _verdicts(runs: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{r.get('check_verdict')} by {r.get('decided_by')}" for r in runs)
+
+
+def _row(r: dict[str, Any]) -> dict[str, Any]:
+    return {k: r.get(k) for k in ("check_verdict", "decided_by", "check_status", WALL, "divergence_counts")}
+
+
+def _figures(done: list[dict[str, Any]]) -> dict[str, Any]:
+    """The alone runs' figures: the first one's, the median wall, the canary and decided-by-A/B counts."""
     out = dict(done[0])
     walls = [r[WALL] for r in done if isinstance(r.get(WALL), int | float)]
     if walls:
@@ -51,13 +98,10 @@ def measure(timeout_s: float = 600.0, keep: Path | None = None, runs: int = 3) -
     out[CANARY] = len(by_canary) if finished else None
     # The done-when of issue 14: every verdict's reason comes from the A/B (a branch of rules/ab-outcome.toml),
     # not from a validity check that withheld it.
-    out[FROM_AB] = sum(1 for r in done if str(r.get("decided_by") or "").startswith("ab-outcome/")) \
-        if finished else None
+    out[FROM_AB] = _decided_by_ab(done) if finished else None
     out[f"{FROM_AB}_note"] = f"of {len(done)} consecutive quick checks (goal: all)"
-    out[f"{CANARY}_note"] = (f"{len(done)} consecutive quick checks: " + "; ".join(
-        f"{r.get('check_verdict')} by {r.get('decided_by')}" for r in done))
-    out["quick_checks"] = [{k: r.get(k) for k in ("check_verdict", "decided_by", "check_status", WALL)}
-                           for r in done]
+    out[f"{CANARY}_note"] = f"{len(done)} consecutive quick checks: " + _verdicts(done)
+    out["quick_checks"] = [_row(r) for r in done]
     return out
 
 
@@ -96,6 +140,8 @@ def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str
                                f"{tail(done.stderr)}")
     out.update(_reconciliation(evidence.get("reconciliation")))
     out.update(_mbu(evidence))
+    ab = ((evidence.get("steps") or {}).get("ab") or {}).get("evidence") or {}
+    out["divergence_counts"] = ab.get("divergence_counts") or {}
     out["steps_elapsed_s"] = {k: v.get("elapsed_s") for k, v in (evidence.get("steps") or {}).items()}
     return out
 
@@ -139,9 +185,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0)
     ap.add_argument("--keep", type=Path, help="copy the first run's folder here")
     ap.add_argument("--runs", type=int, default=3, help="quick checks in a row (default 3)")
+    ap.add_argument("--load", choices=("both", "alone", "only"), default="both",
+                    help="the runs alone, then as many under a CPU hog on one core (both, the default), or one set")
     args = ap.parse_args(argv)
     stop_cleanly_on_sigterm()
-    print(json.dumps(measure(args.timeout, args.keep, args.runs), indent=1))
+    print(json.dumps(measure(args.timeout, args.keep, args.runs, args.load), indent=1))
     return 0
 
 

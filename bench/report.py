@@ -98,6 +98,12 @@ GOALS: tuple[Goal, ...] = (
          "branch of rules/measurement-validity.toml", "<=", 0.0),
     Goal("quick_checks_decided_by_ab", "of those quick checks, verdicts given by the A/B (rules/ab-outcome.toml)",
          "bench/quick_check.py: the same 3 runs; `decided_by` of `check --json` starts with `ab-outcome/`", ">=", 3.0),
+    Goal("quick_checks_decided_by_ab_under_load", "the same 3 quick checks while a bounded CPU hog holds one core: "
+         "verdicts given by the A/B", "bench/quick_check.py with bench/cpu_hog.py (one busy process pinned to the "
+         "last core, started and stopped by the bench); `decided_by` starts with `ab-outcome/`", ">=", 2.0),
+    Goal("near_tie_share_of_divergences", "share of the A/B pairs whose greedy replies differed that the OFF "
+         "arm's top-2 probabilities called a near tie (numerics)",
+         "bench/quick_check.py: evidence `divergence_counts` of every run, alone and under load", "report"),
     Goal("ab_speedup_fresh_pool", "A/B speedup on a freshly started ON server (ngram-mod, engine defaults)",
          "bench/pool_effect.py: shipped session (acceptance, batch, A/B), ON server restarted before the A/B",
          "report"),

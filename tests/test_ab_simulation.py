@@ -108,3 +108,32 @@ def test_ci_coverage_normal() -> None:  # A7: 95% t-interval covers the true G i
         hits += d.ci_low <= 1.05 <= d.ci_high
     tol = tolerance(0.95, REPS)
     assert 0.93 - tol <= hits / REPS <= 0.97 + tol
+
+
+ONE_LOOK = replace(POLICY, looks=(60,))  # the whole session at once: drift is a property of all its pairs
+
+
+def test_drift_guard_flags_a_machine_that_slowed_during_the_ab() -> None:  # issue 24 item 2
+    off, on, first = Scenario("slowing", g=1.15, drift=0.40).generate(100, 60, 21)
+    decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(100)]
+    assert sum(not d.guards["drift"][0] for d in decs) / 100 >= 0.95
+    assert all(d.decision is not Decision.ENABLE for d in decs)
+    assert all(d.effects["drift"] > 0.2 for d in decs)  # the size of the effect travels with the verdict
+
+
+def test_a_steady_machine_passes_the_drift_guard() -> None:
+    off, on, first = Scenario("steady", g=1.15).generate(100, 60, 22)
+    decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(100)]
+    assert sum(not d.guards["drift"][0] for d in decs) / 100 <= 0.05
+
+
+ONE_ARM_HICCUPS = Scenario("null 15% hiccups ×1.3 in OFF only", burst_share=0.15, burst_factor=1.3, burst_arm="off")
+
+
+def test_hiccups_in_one_arm_cannot_make_a_gain() -> None:  # issue 24 item 2: arm-specific outliers
+    assert rate(verdicts(ONE_ARM_HICCUPS), Decision.ENABLE) <= 0.055 + tolerance(0.055, REPS)
+
+
+def test_removing_the_arm_outlier_guard_is_caught_by_this_harness() -> None:
+    no_guard = dataclasses.replace(POLICY, outlier_z=math.inf)
+    assert rate(verdicts(ONE_ARM_HICCUPS, policy=no_guard), Decision.ENABLE) > 0.055 + tolerance(0.055, REPS)

@@ -23,7 +23,7 @@ from tests.report_sample import sample_run
 
 # The issue's run: 1.53× [1.47, 1.59] over 60 pairs, whose facts fail three guards at once.
 _NONE = Unavailable("no-device")
-THREE_GUARDS = ("measurement-validity/noisy", "measurement-validity/outputs-differ",
+THREE_GUARDS = ("measurement-validity/outputs-differ", "measurement-validity/drift",
                 "measurement-validity/ab-guard-failed")
 
 
@@ -33,7 +33,8 @@ def _no_user_overrides(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _failing_run(*, gpu: bool) -> Evidence:
-    """The sample run with a noisy baseline, early divergence and repetition loops; a CPU box unless `gpu`."""
+    """The sample run with a noisy baseline (a warning only), early divergence, drift and repetition loops; a CPU
+    box unless `gpu`."""
     run = sample_run()
     steps = dict(run.steps)
     base = steps["baseline"].evidence
@@ -44,10 +45,11 @@ def _failing_run(*, gpu: bool) -> Evidence:
     assert isinstance(acc, AcceptanceEvidence)  # a canary that measured no inflation: no trap in the way
     steps["acceptance"] = dataclasses.replace(steps["acceptance"], evidence=dataclasses.replace(
         acc, repeat_inflation=1.02))
-    guards = {**ab.guards, "repetition-loops": Guard(False, "5 pairs dropped for repetition loops, 3 only under ON")}
+    guards = {**ab.guards, "repetition-loops": Guard(False, "5 pairs dropped for repetition loops, 3 only under ON"),
+              "drift": Guard(False, "OFF ms/token changed +30.0% over the pairs")}
     steps["ab"] = dataclasses.replace(steps["ab"], evidence=dataclasses.replace(
         ab, speedup=1.53, ci_low=1.47, ci_high=1.59, n_prompts=60, early_divergence_rate=0.2,
-        early_divergence_low=0.11, guards=guards))
+        early_divergence_low=0.11, guards=guards, effects={**ab.effects, "drift": 0.3}))
     env = run.environment if gpu else dataclasses.replace(
         run.environment, gpu=GpuReport(status="no-device", detail="", driver_version=_NONE, cuda_driver_version=_NONE,
                                        gpus=()))
@@ -74,12 +76,13 @@ def test_saved_run_lists_every_withholding_reason_with_a_cpu_remedy(
     items = data["blocking"]
     assert isinstance(items, list)
     codes = [b["code"] for b in items]
-    assert codes[:3] == list(THREE_GUARDS)  # the tree's order: noise, then outputs, then the A/B guards
+    assert codes[:3] == list(THREE_GUARDS)  # the tree's order: outputs, then drift, then the A/B guards
+    assert "measurement-validity/noisy" not in codes  # the baseline's spread is a warning: the A/B carries it
     for item in items:
         assert item["reason"] and item["remedy"] and item["reason_zh"] and item["remedy_zh"]
-    noisy, outputs, guard = items[:3]
-    assert "14.2%" in noisy["reason"]
-    assert "GPU work" not in noisy["remedy"] and "CPU" in noisy["remedy"] and "--threads" in noisy["remedy"]
+    outputs, drift, guard = items[:3]
+    assert "+30%" in drift["reason"]
+    assert "GPU" not in drift["remedy"] and "--threads" in drift["remedy"]
     assert "repeat-penalty" in guard["remedy"] and "--prompts" in guard["remedy"]
     assert "20%" in outputs["reason"]
     # the first reason is the one the verdict's own walk stopped at
@@ -88,16 +91,17 @@ def test_saved_run_lists_every_withholding_reason_with_a_cpu_remedy(
 
 def test_a_gpu_machine_is_told_about_gpu_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = _decide_json(capsys, str(_saved(tmp_path, _failing_run(gpu=True))))
-    noisy = data["blocking"][0]  # type: ignore[index]
-    assert noisy["code"] == "measurement-validity/noisy"
-    assert "GPU work" in noisy["remedy"] and "no GPU" not in noisy["remedy"]
+    drift = data["blocking"][1]  # type: ignore[index]
+    assert drift["code"] == "measurement-validity/drift"
+    assert "GPU heated up" in drift["remedy"] and "--threads" not in drift["remedy"]
 
 
 def test_unknown_gpu_gets_the_remedy_for_both() -> None:
-    facts = {"baseline.cv_pct": 20.0, "ab.speedup": 1.3, "ab.ci_low": 1.2, "ab.ci_high": 1.4, "ab.n_prompts": 40}
+    facts = {"ab.warnings": "drift", "ab.drift": 0.3, "ab.guards_passed": False, "ab.speedup": 1.3, "ab.ci_low": 1.2,
+             "ab.ci_high": 1.4, "ab.n_prompts": 40}
     v = decide(facts)
-    assert v.blocking[0].code == "measurement-validity/noisy"
-    assert "CPU or the GPU" in v.blocking[0].remedy
+    assert v.blocking[0].code == "measurement-validity/drift"
+    assert "steady" in v.blocking[0].remedy
 
 
 def test_enable_and_skip_have_nothing_blocking() -> None:
@@ -123,12 +127,12 @@ def test_invariants_and_missing_data_are_listed_once() -> None:
 
 def test_collecting_walk_ends_where_the_facts_would_without_their_guards() -> None:
     rules = load_rules(overrides=False)
-    facts, _, _ = enrich({"baseline.cv_pct": 30.0, "ab.speedup": 0.8, "ab.ci_low": 0.7, "ab.ci_high": 0.9,
-                       "ab.n_prompts": 40})
+    facts, _, _ = enrich({"ab.lossy_divergences": 1, "ab.lossy_at": "p1 #3: ' a' (p 0.97) → ' zebra'",
+                       "ab.speedup": 0.8, "ab.ci_low": 0.7, "ab.ci_high": 0.9, "ab.n_prompts": 40})
     assert walk(rules, facts).verdict == "INCONCLUSIVE"
     collected = walk(rules, facts, collect=True)
-    assert collected.verdict == "SKIP"  # without the noise the A/B would say SKIP: the noise is the one reason
-    assert [b.code for b in blocking(rules, facts, collected)] == ["measurement-validity/noisy"]
+    assert collected.verdict == "SKIP"  # without the lossy token the A/B would say SKIP: it is the one reason
+    assert [b.code for b in blocking(rules, facts, collected)] == ["measurement-validity/lossy-speculation"]
 
 
 def test_every_withholding_branch_has_a_translated_remedy() -> None:

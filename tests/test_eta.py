@@ -187,3 +187,16 @@ def test_plan_tune_counts_probes_points_and_the_choice() -> None:
     assert plan_tune(CheckConfig(quick=True, draft_max=4), plan, dialect, managed=True,  # type: ignore[arg-type]
                      k_max=4) == TunePlan(0, 0)  # a fixed draft length: no tuner
     assert probe_prompt_count(plan, 1) == 3 and probe_prompt_count(plan, 3) == 4  # type: ignore[arg-type]
+
+
+def test_until_decided_plans_the_full_checks_pairs() -> None:  # issue 24 item 2: the ETA knows
+    from advisor.config import FULL, QUICK
+    from advisor.steps.plan import plan_workload
+
+    quick, longer = CheckConfig(quick=True), CheckConfig(quick=True, until_decided=True)
+    assert (quick.ab_pair_limit, longer.ab_pair_limit) == (QUICK.ab_max_pairs, FULL.ab_max_pairs)
+    short_plan, long_plan = plan_workload(quick), plan_workload(longer)
+    assert len(long_plan.ab) > len(short_plan.ab) >= QUICK.ab_max_pairs
+    assert planned_units(longer, long_plan)["ab"] == len(long_plan.ab) >= FULL.ab_max_pairs
+    loads = planned_restarts(longer, long_plan, single=True, block_pairs=4)["ab"]
+    assert loads > planned_restarts(quick, short_plan, single=True, block_pairs=4)["ab"]

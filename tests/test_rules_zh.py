@@ -184,6 +184,11 @@ def test_rules_readme_documents_the_scheme() -> None:
     "so benchmarks with repeated prompts overstate the speedup",
     "12 complete pairs (ENABLE needs ≥ 20)",
     "OFF-arm ms/token varies 45.1% (need < 10%)",
+    "OFF ms/token changed +12.5% over the pairs: slope t +4.10 (flag when beyond ±2.71 and the change beyond ±10%)",
+    "pairs that ran ON second were +3.2% faster than ON-first ones: Welch t +2.90 (flag above 2.43, one-sided "
+    "α = 0.01)",
+    "2 pairs with an outlier in one arm only; without them the speedup is 1.013× at t +1.20 against 1.02 (need "
+    "above 2.35 when there are any)",
     "no GPU (nvidia-smi not found)",
 ])
 def test_step_warnings_read_in_chinese_with_their_numbers(message: str) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from advisor.report.strings import category_name, fmt_speedup, mix_line, text
+from advisor.report.strings import fmt_speedup, mix_line, row_name, text
 from ui import theme
 from ui.strings import language
 
@@ -62,7 +62,7 @@ class TaskTable(QWidget):
         for i, r in enumerate(rows):
             ci = f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r.get("ci_low") is not None else "—"
             rate = f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"
-            cells = (category_name(r["category"], lang), str(r["n_pairs"]), fmt_speedup(r.get("speedup")), ci,
+            cells = (row_name(r, lang), str(r["n_pairs"]), fmt_speedup(r.get("speedup")), ci,
                      text(lang, f"by_task.{r['label']}"), rate)
             for j, value in enumerate(cells):
                 item = QTableWidgetItem(value)

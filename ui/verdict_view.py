@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLay
 
 from advisor.report.blocking_text import assumptions_line, blocking_items, other_because
 from advisor.report.reconcile_text import reconciliation_sentences
-from advisor.report.strings import speedup_line, text, typical_line, verdict_lines
+from advisor.report.strings import holds_for_line, speedup_line, text, typical_line, verdict_lines
 from ui import theme
 from ui.export_bar import ExportBar
 from ui.results_table import ResultsTable
@@ -133,6 +133,9 @@ class VerdictView(QScrollArea):
         notes = []
         if self.run.is_demo:
             notes.append(tr("verdict.demo"))
+        if head.get("source") == "measured" and (shape := holds_for_line(self.report.get("facts") or {},
+                                                                         language())):
+            notes.append(shape)  # the reply lengths and context depths the verdict holds for
         status = (self.report.get("run") or {}).get("status")
         if status and status != "complete":
             notes.append(tr("verdict.partial", status=tr(f"status.{status}") if status != "running" else status))

@@ -37,16 +37,23 @@ class CategorySpeedup:
 
 def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, CategorySpeedup]:
     """Speedup per category of the counted pairs; `gain` only when the whole interval clears 1 + δ."""
-    from advisor.stats import t_quantile  # numpy: only when categories are computed, not on every import
-
     groups: dict[str, list[float]] = {}
     for p in pairs:
         if is_counted(p) and p.category:
             groups.setdefault(p.category, []).append(math.log(p.off_ms_per_token / p.on_ms_per_token))
+    return grouped(dict(sorted(groups.items())), policy)
+
+
+def grouped(groups: dict[str, list[float]], policy: ABPolicy) -> dict[str, CategorySpeedup]:
+    """Each group's geometric-mean speedup (log-speedups in) with a simultaneous interval at 1 − α/K over the K
+    groups with enough pairs (Bonferroni): kinds of task, output-length bands, depth bands alike. The result
+    keeps the order of `groups`."""
+    from advisor.stats import t_quantile  # numpy: only when groups are computed, not on every import
+
     shown = [c for c, d in groups.items() if len(d) >= MIN_PAIRS_FOR_INTERVAL]
     level = 1.0 - policy.category_family_alpha / max(len(shown), 1)
     out: dict[str, CategorySpeedup] = {}
-    for category, d in sorted(groups.items()):
+    for category, d in groups.items():  # in the caller's order
         n = len(d)
         mean = sum(d) / n
         if n < MIN_PAIRS_FOR_INTERVAL:
@@ -62,10 +69,23 @@ def per_category(pairs: Sequence[PairResult], policy: ABPolicy) -> dict[str, Cat
 
 
 def early_divergences(pairs: Sequence[PairResult], policy: ABPolicy) -> tuple[int, int]:
-    """(pairs whose outputs first differ in the first `early_divergence_share` of the reply, pairs compared)."""
+    """(pairs whose outputs first differ in the first `early_divergence_share` of the reply and that the margin
+    check could not classify, pairs compared). A divergence the OFF arm's probabilities classified is counted
+    by its kind instead (`divergence_counts`): a near tie is numerics, a sure token lossy."""
     compared = [p for p in pairs if is_counted(p) and p.outputs_match is not None]
-    early = [p for p in compared if p.divergence_at is not None and p.divergence_at < policy.early_divergence_share]
+    early = [p for p in compared if p.divergence_at is not None and p.divergence_at < policy.early_divergence_share
+             and p.divergence_kind not in ("numerics", "lossy")]
     return len(early), len(compared)
+
+
+def divergence_counts(pairs: Sequence[PairResult]) -> dict[str, int]:
+    """Counted pairs whose replies differ, by what the margin check made of them (numerics, lossy, unknown)."""
+    out = {"numerics": 0, "lossy": 0, "unknown": 0}
+    for p in pairs:
+        if is_counted(p) and p.outputs_match is False:
+            kind = p.divergence_kind if p.divergence_kind in out else "unknown"
+            out[kind] += 1
+    return out
 
 
 def early_divergence_rate(pairs: Sequence[PairResult], policy: ABPolicy) -> float | None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from advisor.ab.guards import failed_names, tally
+from advisor.ab.guards import failed_names, noise_notes, tally
 from advisor.ab.sequential import CODE_TO_DECISION, LookStats
 from advisor.ab.types import ABDecision, Decision, PairResult, is_counted
 from advisor.core.ab_policy import ABPolicy
@@ -79,7 +79,15 @@ def build_decision(
         n_failed_off=c.failed_off, n_failed_on=c.failed_on, **fields,
         off_p50_ms=p50_off, off_p99_ms=p99_off, on_p50_ms=p50_on, on_p99_ms=p99_on,
         outputs_match_rate=_match_rate(counted), guards=dict(guards), reasons=tuple(reasons),
+        notes=noise_notes(stats, policy) if stats is not None else {},
+        effects=_effects(stats) if stats is not None else {},
     )
+
+
+def _effects(s: LookStats) -> dict[str, float]:
+    return {"drift": float(s.drift_total[0]), "order_effect": math.expm1(float(s.order_diff_d[0])),
+            "arm_outlier_pairs": float(s.outlier_pairs[0]),
+            "outlier_free_speedup": math.exp(float(s.outlier_free_mean_d[0])), "cv_off_pct": float(s.cv_off_pct[0])}
 
 
 def fail_closed(pairs: Sequence[PairResult], policy: ABPolicy, why: str) -> ABDecision:

@@ -42,6 +42,13 @@ class LookStats:
     order_share: FloatArray  # min(share ON-first, share ON-second)
     order_t: FloatArray  # Welch t, ON-second minus ON-first
     order_crit: FloatArray  # one-sided critical value at order_alpha (inf where undefined)
+    order_diff_d: FloatArray  # mean d of ON-second pairs minus ON-first pairs (log; the order effect's size)
+    drift_total: FloatArray  # OFF ms/token change over the pairs, from a log-linear fit (0.1 = 10% slower)
+    drift_t: FloatArray  # t of that fit's slope (0 where undefined)
+    drift_crit: FloatArray  # two-sided critical value at drift_alpha
+    outlier_pairs: FloatArray  # pairs with an outlier in one arm only (modified z beyond outlier_z)
+    outlier_free_mean_d: FloatArray  # mean d without those pairs (= mean_d when there are none)
+    outlier_free_t: FloatArray  # its t against the margin (the verdict's statistic without those pairs)
 
 
 def welch_critical(df: FloatArray, alpha: float) -> FloatArray:
@@ -77,6 +84,48 @@ def _order_test(d: FloatArray, on_first: BoolArray, alpha: float) -> tuple[Float
     return t, crit, share
 
 
+def _drift(off: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Log-linear fit of OFF ms/token on the pair index: total change over the pairs, the slope's t, and the
+    two-sided critical value (the prompts' own spread is in the residual, so only a clear trend shows)."""
+    r, n = off.shape
+    if n < 4:
+        zeros = np.zeros(r)
+        return zeros, zeros, np.full(r, np.inf)
+    y = np.log(off)
+    x = np.arange(n, dtype=np.float64) - (n - 1) / 2.0
+    sxx = float((x**2).sum())
+    slope = (y * x[None, :]).sum(axis=1) / sxx
+    resid = y - y.mean(axis=1, keepdims=True) - slope[:, None] * x[None, :]
+    se = np.sqrt((resid**2).sum(axis=1) / (n - 2) / sxx)
+    t = np.where(se > 0, slope / np.where(se > 0, se, 1.0), 0.0)
+    crit = np.full(r, t_quantile(1.0 - alpha / 2.0, n - 2))
+    return np.expm1(slope * (n - 1)), t, crit
+
+
+def _arm_outliers(off: FloatArray, on: FloatArray, d: FloatArray, z_max: float,
+                  log_margin: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Pairs where exactly one arm's log ms/token is an outlier of its own arm (modified z-score
+    0.6745·(x − median)/MAD beyond `z_max`), the mean d without them, and that mean's t against the margin (the
+    verdict's own statistic, so "the gain survives without them" means the A/B would still enable). A slow
+    prompt is slow in both arms and is not counted; a hiccup while one arm ran is."""
+    def outlying(a: FloatArray) -> BoolArray:
+        la = np.log(a)
+        med = np.median(la, axis=1, keepdims=True)
+        mad = np.median(np.abs(la - med), axis=1, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z = np.where(mad > 0, 0.6745 * (la - med) / np.where(mad > 0, mad, 1.0), 0.0)
+        return np.abs(z) > z_max
+
+    keep = ~(outlying(off) ^ outlying(on))
+    kept = keep.sum(axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        free = np.where(kept > 0, (d * keep).sum(axis=1) / np.where(kept > 0, kept, 1), d.mean(axis=1))
+        var = (keep * (d - free[:, None]) ** 2).sum(axis=1) / (kept - 1)
+        se = np.sqrt(var / kept)
+        t = np.where((kept > 1) & (se > 0), (free - log_margin) / se, -np.inf)
+    return (~keep).sum(axis=1).astype(np.float64), free, t
+
+
 def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABPolicy) -> LookStats:
     """Statistics of the first n pairs of each replication; inputs have shape (R, n), ms/token > 0."""
     n = off.shape[1]
@@ -93,6 +142,11 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
     off_mean = off.mean(axis=1)
     cv = 100.0 * off.std(axis=1, ddof=1) / off_mean if n > 1 else np.zeros(d.shape[0])
     order_t, order_crit, order_share = _order_test(d, on_first, policy.order_alpha)
+    second, first = ~on_first, on_first
+    with np.errstate(divide="ignore", invalid="ignore"):
+        order_diff = ((d * second).sum(axis=1) / second.sum(axis=1)) - ((d * first).sum(axis=1) / first.sum(axis=1))
+    drift_total, drift_t, drift_crit = _drift(off, policy.drift_alpha)
+    outliers, outlier_free, outlier_free_t = _arm_outliers(off, on, d, policy.outlier_z, policy.log_margin)
     return LookStats(
         n=n,
         mean_d=mean,
@@ -109,6 +163,13 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
         order_share=order_share,
         order_t=order_t,
         order_crit=order_crit,
+        order_diff_d=np.nan_to_num(order_diff, nan=0.0),
+        drift_total=drift_total,
+        drift_t=drift_t,
+        drift_crit=drift_crit,
+        outlier_pairs=outliers,
+        outlier_free_mean_d=outlier_free,
+        outlier_free_t=outlier_free_t,
     )
 
 

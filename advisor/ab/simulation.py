@@ -60,6 +60,10 @@ class Scenario:
     drift: float = 0.0  # total slowdown over the session (linear in request index), e.g. 0.05
     order_bonus: float = 0.0  # the second run of a prompt is this much faster (a fraction)
     trap_ratio: float = 1.0  # ON run *after* OFF replays the output: this much faster (reliability.md §4.3)
+    step_drift: float = 0.0  # from the session's middle on, every request this much slower (a load that starts)
+    burst_share: float = 0.0  # share of requests, in either arm at random, hit by a load burst …
+    burst_factor: float = 1.0  # … that makes them this much slower (a busy home machine)
+    burst_arm: str = "both"  # "off": only OFF requests are hit (a bias the arm-outlier guard must catch)
     aa: bool = False  # A/A: both arms identical (no per-prompt effect at all)
     blocked: bool = False  # all OFF first, then all ON (the design the app must not use)
 
@@ -78,8 +82,12 @@ class Scenario:
         idx = np.arange(n)[None, :] * 2.0
         t_off = np.where(self.blocked, np.arange(n)[None, :], idx + on_first)
         t_on = np.where(self.blocked, n + np.arange(n)[None, :], idx + ~on_first)
-        off = off * (1 + self.drift * t_off / (2 * n))
-        on = on * (1 + self.drift * t_on / (2 * n))
+        off = off * (1 + self.drift * t_off / (2 * n)) * np.where(t_off >= n, 1 + self.step_drift, 1.0)
+        on = on * (1 + self.drift * t_on / (2 * n)) * np.where(t_on >= n, 1 + self.step_drift, 1.0)
+        if self.burst_share > 0:
+            off = off * np.where(rng.random(shape) < self.burst_share, self.burst_factor, 1.0)
+            if self.burst_arm == "both":
+                on = on * np.where(rng.random(shape) < self.burst_share, self.burst_factor, 1.0)
         on = np.where(on_first, on, on / (1 + self.order_bonus) / self.trap_ratio)
         off = np.where(on_first, off / (1 + self.order_bonus), off)
         return off, on, on_first
@@ -93,7 +101,10 @@ def to_pairs(off: FloatArray, on: FloatArray, on_first: BoolArray) -> list[PairR
 
 
 def null_scenarios(margin: float) -> list[Scenario]:
-    """Scenarios where ENABLE is a false ENABLE (true G ≤ 1 + δ, `margin` = δ): checklist A1–A5, A8, A9, A12.
+    """Scenarios where ENABLE is a false ENABLE (true G ≤ 1 + δ, `margin` = δ): checklist A1–A5, A8, A9, A12,
+    and the busy machine of issue 24: drift (linear, and a load that starts mid-session), load bursts in either
+    arm, order effects the same for both arms, and one that favours ON when it runs second by 2δ (half the pairs:
+    a mean gain at the margin).
 
     The order bonus is the size of the margin: an artefact as large as the smallest worthwhile gain."""
     at_margin = 1.0 + margin
@@ -107,7 +118,13 @@ def null_scenarios(margin: float) -> list[Scenario]:
         Scenario("null left skew", kind="left"),
         Scenario("null 5% ±30% hiccups", kind="contam"),
         Scenario("null linear drift 5%", drift=0.05),
+        Scenario("null linear drift 30%", drift=0.30),
+        Scenario("null step drift +50% mid-session", step_drift=0.5),
+        Scenario("null 10% load bursts ×2 in either arm", burst_share=0.10, burst_factor=2.0),
+        Scenario("null 8% load bursts ×1.5 in OFF only", burst_share=0.08, burst_factor=1.5, burst_arm="off"),
         Scenario(f"null +{margin:.0%} order bonus", order_bonus=margin),
+        Scenario("null +10% order bonus", order_bonus=0.10),
+        Scenario(f"null ON-second +{2 * margin:.0%} (mean at the margin)", trap_ratio=1 + 2 * margin, g=1.0),
         Scenario("A/A identical arms", aa=True),
     ]
 

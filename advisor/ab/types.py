@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -35,6 +35,14 @@ class PairResult:
     # compared). Batched verification changes the last bits of the logits, so near-ties can flip late in a
     # reply; a flip in its first part changes the answer itself.
     divergence_at: float | None = None
+    # What the OFF arm's own top-2 probabilities say of that divergence (advisor/ab/divergence.py): "numerics"
+    # (a near tie rounding flipped), "lossy" (a token the model was sure of changed) or "unknown" (not
+    # replayed: the engine gives no probabilities, or the replay could not tell). None: no divergence.
+    divergence_kind: str | None = None
+    # The shape of the work (issue 24 item 3): the OFF reply's length and the mean context depth over its decode
+    # (prompt, cached or not, plus half the reply), tokens; None in files before them or for a failed request.
+    output_tokens: int | None = None
+    depth_tokens: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +70,12 @@ class ABDecision:
     outputs_match_rate: float | None
     guards: Mapping[str, tuple[bool, str]]
     reasons: tuple[str, ...]
+    # spread the paired interval already carries (OFF ms/token CV across prompts): warned, never withholding
+    notes: Mapping[str, tuple[bool, str]] = field(default_factory=dict)
+    # sizes of what could bias the interval, at the look that decided: drift (OFF change over the pairs, 0.1 =
+    # 10%), order_effect (ON-second pairs faster by, 0.03 = 3%), arm_outlier_pairs, outlier_free_speedup (×),
+    # and cv_off_pct (the spread it carries)
+    effects: Mapping[str, float] = field(default_factory=dict)
 
 
 def is_counted(p: PairResult) -> bool:

@@ -42,6 +42,8 @@ MAX_TEMPERATURE = 10.0
 def configure(p: argparse.ArgumentParser) -> None:
     """Arguments of `check`."""
     p.add_argument("--quick", action="store_true", help="small budget (a few minutes); default is the full check")
+    p.add_argument("--until-decided", action="store_true",
+                   help="let an A/B still undecided at its pair budget go on to the full check's (the ETA counts them)")
     p.add_argument("--engine-url", help="attach to a running server (loopback) instead of launching one")
     p.add_argument("--engine-url-b", help="the other arm when attaching (spec on vs off)")
     p.add_argument("--allow-remote", action="store_true", help="allow engine URLs that are not on this machine")
@@ -157,6 +159,7 @@ def config_from_args(args: argparse.Namespace) -> CheckConfig:
         draft_gpu_layers=args.draft_gpu_layers, draft_kv_type=args.draft_kv_type, draft_ctx=args.draft_ctx,
         prompts_file=args.prompts, concurrency_expected=args.concurrency, temperature=args.temperature,
         threads=args.threads, arms=args.arms, out_dir=args.out, mix=mix, keep_prompts=args.keep_prompts,
+        until_decided=args.until_decided,
         server_args=server_args, api_key=keys[0], api_key_b=keys[1] if urls[1] else None,
     )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TextIO
 
+from advisor.ab.bands import measured_span
 from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.report.arms_text import arms_sentence
@@ -13,8 +14,9 @@ from advisor.report.reconcile_text import reconciliation_section, reconciliation
 from advisor.report.results import localized, results_table
 from advisor.report.sections import by_task, headline, tuner_section
 from advisor.report.strings import (
-    category_name,
+    holds_for_line,
     mix_line,
+    row_name,
     session_message,
     speedup_line,
     status_word,
@@ -37,10 +39,10 @@ def _by_task(evidence: Evidence, out: TextIO, lang: str) -> None:
     if not rows:
         return
     out.write(f"  {mix_line(task, lang)}\n")
-    width = max(_width(category_name(r["category"], lang)) for r in rows)
+    width = max(_width(row_name(r, lang)) for r in rows)
     for r in rows:
         ci = f"[{_fmt(r['ci_low'], '.2f')}, {_fmt(r['ci_high'], '.2f')}]" if r["ci_low"] is not None else ""
-        name = _pad(category_name(r["category"], lang), width)
+        name = _pad(row_name(r, lang), width)
         out.write(f"    {name}  {r['n_pairs']:>3} {text(lang, 'cli.pairs')}  "
                   f"{_fmt(r['speedup'], '.2f', '×'):>6} {ci:<14} {text(lang, 'by_task.' + r['label'])}\n")
 
@@ -111,8 +113,12 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
     if evidence.restarts:
         phases = ", ".join(f"{r.arm}: {r.before} ({r.seconds:.1f} s)" for r in evidence.restarts)
         out.write("  " + text(lang, "cli.restarted", phases=phases) + "\n")
-    measured = {} if ab is None else {"ab.speedup": ab.speedup, "ab.ci_low": ab.ci_low, "ab.ci_high": ab.ci_high,
-                                      "ab.n_prompts": ab.n_prompts}
+    measured: dict[str, object] = {} if ab is None else {
+        "ab.speedup": ab.speedup, "ab.ci_low": ab.ci_low, "ab.ci_high": ab.ci_high, "ab.n_prompts": ab.n_prompts}
+    if ab is not None:  # the shape of the work the A/B measured (advisor/ab/bands.py)
+        for name, value in (("output", lambda p: p.output_tokens), ("depth", lambda p: p.depth_tokens)):
+            if (span := measured_span(ab.pairs, value)) is not None:
+                measured[f"ab.{name}_tokens_low"], measured[f"ab.{name}_tokens_high"] = span.low, span.high
     _verdict(done, measured, lang, out)
 
 
@@ -128,6 +134,8 @@ def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: 
         out.write("  " + speedup_line(head, lang) + "\n")
     if (typical := typical_line(head, lang)) is not None:
         out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
+    if head["source"] == "measured" and (shape := holds_for_line(measured, lang)) is not None:
+        out.write(f"  {shape}\n")  # the reply lengths and depths the A/B measured: what the verdict holds for
     for line in other_because(verdict, lang):
         out.write(f"  - {line}\n")
     for line in blocking_lines(verdict, lang):

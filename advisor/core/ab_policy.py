@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -31,12 +32,22 @@ class ABPolicy:
     max_consecutive_failures: int  # the A/B step stops when one arm fails this often in a row
     category_family_alpha: float  # per-category CIs are simultaneous at this family-wise level
     early_divergence_share: float  # outputs that first differ before this share of the reply diverged early
+    max_drift: float = 0.10  # OFF ms/token may change this much over the A/B before the drift guard can fire
+    drift_alpha: float = 0.01  # two-sided level of the drift slope's t-test
+    outlier_z: float = 3.5  # modified z-score beyond which one arm's request is an outlier (Iglewicz–Hoaglin)
+    near_tie_max_gap: float = 0.5  # nats between OFF's top two at a divergence: at most this is numerics
+    output_band_edges: tuple[int, ...] = (256, 1024)  # tokens: the speedup is shown per output-length band
+    depth_band_edges: tuple[int, ...] = (1024, 4096)  # tokens: … and per context-depth band
 
     def __post_init__(self) -> None:
         if not self.looks or any(b <= a for a, b in zip(self.looks, self.looks[1:], strict=False)):
             raise ValueError(f"looks must be strictly increasing, got {self.looks}")
         if self.looks[0] < 3:
             raise ValueError("the first look needs at least 3 pairs (skewness and variance)")
+        for name, edges in (("output_band_edges", self.output_band_edges),
+                            ("depth_band_edges", self.depth_band_edges)):
+            if any(e <= 0 for e in edges) or any(b <= a for a, b in itertools.pairwise(edges)):
+                raise ValueError(f"{name} must be positive and strictly increasing, got {edges}")
         if not (self.margin >= 0 and self.boundary > 0 and 0 < self.ci_level < 1):
             raise ValueError("margin ≥ 0, boundary > 0 and 0 < ci_level < 1 are required")
 

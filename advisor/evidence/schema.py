@@ -108,6 +108,7 @@ class ConfigRecord:
     server_args: tuple[str, ...] = ()     # the user's own llama-server options, on both managed arms
     out_dir: str | None = None
     repeated_prompts: bool | None = None
+    until_decided: bool | None = None     # an undecided A/B could go on to the full check's pairs
     extra: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -125,6 +126,7 @@ class ConfigRecord:
             prompts_file=text(config.prompts_file), concurrency_expected=config.concurrency_expected, mix=config.mix,
             temperature=config.temperature, seed=config.seed, threads=config.threads, arms=config.arms,
             server_args=tuple(config.server_args), out_dir=text(config.out_dir), repeated_prompts=False,
+            until_decided=config.until_decided,
             extra=dict(config.extra),
         )
 

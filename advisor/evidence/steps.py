@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from advisor.ab.categories import CategorySpeedup
+from advisor.ab.divergence import DivergenceCheck
 from advisor.ab.types import PairResult
 
 Bottleneck = Literal["memory", "compute", "overhead"]
@@ -339,12 +340,21 @@ class ABEvidence:
     reasons: tuple[str, ...] = ()
     look: int | None = None
     margin: float | None = None
+    # spread the paired interval already carries (OFF ms/token CV across prompts): a warning, never withholding;
+    # files before issue 24 kept it among `guards` as "cv-off", which readers treat the same way
+    notes: Mapping[str, Guard] = field(default_factory=dict)
+    # sizes of what could bias the interval (advisor/ab/types.py ABDecision.effects): drift, order_effect,
+    # arm_outlier_pairs, outlier_free_speedup, cv_off_pct
+    effects: Mapping[str, float] = field(default_factory=dict)
     ci_level: float | None = None               # level of ci_low/ci_high (policy.ab.ci_level), e.g. 0.95
     looks: tuple[int, ...] = ()
     pairs: tuple[PairResult, ...] = ()
     pool: PoolState | None = None
     # per kind of task, shown beside the pooled verdict (simultaneous intervals; never what decides)
     per_category: Mapping[str, CategorySpeedup] = field(default_factory=dict)
+    # … and per band of the work's shape (advisor/ab/bands.py): OFF reply length, context depth (tokens)
+    per_output_band: Mapping[str, CategorySpeedup] = field(default_factory=dict)
+    per_depth_band: Mapping[str, CategorySpeedup] = field(default_factory=dict)
     early_divergence_rate: float | None = None  # share of pairs whose replies differ early (a different answer)
     early_divergence_low: float | None = None   # the share they show at least (one-sided, at the A/B's level)
     # the chosen settings against the engine's own defaults, when the tuner moved away from them
@@ -353,3 +363,16 @@ class ABEvidence:
     on_params: Mapping[str, str] = field(default_factory=dict)  # its drafter knobs, set or engine defaults
     # every request that answered, both arms (the per-arm results table: tok/s, TTFT, time per token)
     samples: tuple[RequestRecord, ...] = ()
+    # divergence by margin: each divergent pair's replay on the OFF arm (top-2 probabilities), and the counts
+    # by kind (numerics, lossy, unknown); `probs_available` False when the engine cannot return probabilities
+    divergences: tuple[DivergenceCheck, ...] = ()
+    divergence_counts: Mapping[str, int] = field(default_factory=dict)
+    probs_available: bool | None = None
+    probs_note: str = ""
+
+    @property
+    def near_tie_share(self) -> float | None:
+        """Share of the divergent pairs whose divergence was a near tie (None: none diverged or none classified)."""
+        c = self.divergence_counts
+        total = sum(c.values())
+        return c.get("numerics", 0) / total if total and self.probs_available else None

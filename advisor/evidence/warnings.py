@@ -47,10 +47,13 @@ class WarningCode(StrEnum):
     AB_CV_OFF = "guard-cv-off"
     AB_ORDER_BALANCE = "guard-order-balance"
     AB_ORDER_INTERACTION = "guard-order-interaction"
+    AB_DRIFT = "guard-drift"
+    AB_ARM_OUTLIERS = "guard-arm-outliers"
     AB_FAILURES = "guard-failures"
     AB_REPETITION_LOOPS = "guard-repetition-loops"
     AB_THROTTLING = "guard-throttling"
     AB_OUTPUTS_DIFFER = "guard-outputs-differ"
+    DIVERGENCE_UNCHECKED = "divergence-unchecked"  # the engine gave no token probabilities to classify with
     AB_STATISTICS = "guard-statistics"
     STOPPED = "stopped"
     ARM_DIED = "arm-died"

@@ -12,6 +12,8 @@ import math
 import shlex
 from collections.abc import Mapping
 
+from advisor.ab.bands import measured_span
+from advisor.ab.divergence import lossy_place
 from advisor.evidence.placement import same_placement
 from advisor.evidence.schema import Environment, Evidence
 from advisor.evidence.steps import SPEC_GUARDS, ABEvidence, AcceptanceEvidence, BatchEvidence, arms_mismatch
@@ -212,6 +214,15 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
         _put(out, f"ab.{key}", getattr(ab, key))
     out["ab.n_prompts"] = ab.n_prompts
     out["ab.decision"] = ab.decision
+    _divergence_facts(ab, out)
+    for name, value in (("output", lambda p: p.output_tokens), ("depth", lambda p: p.depth_tokens)):
+        span = measured_span(ab.pairs, value)
+        if span is not None:
+            out[f"ab.{name}_tokens_low"], out[f"ab.{name}_tokens_high"] = span.low, span.high
+    for key in ("drift", "order_effect", "outlier_free_speedup", "cv_off_pct"):
+        _put(out, f"ab.{key}", ab.effects.get(key))
+    if "arm_outlier_pairs" in ab.effects:
+        out["ab.arm_outlier_pairs"] = int(ab.effects["arm_outlier_pairs"])
     if ab.vs_default is not None:
         for key in ("speedup", "ci_low", "ci_high"):
             _put(out, f"ab.vs_default_{key}", getattr(ab.vs_default, key))
@@ -219,11 +230,29 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
     if ab.pool is not None:  # fresh None: an attached server we did not restart, so not reset
         out["measurement.pool_reset"] = ab.pool.fresh is True
     if ab.guards:
-        failed = sorted(name for name, g in ab.guards.items() if g.passed is False)
+        # cv-off withheld in files before issue 24; the paired interval carries that spread, so it no longer does
+        failed = sorted(name for name, g in ab.guards.items() if g.passed is False and name != "cv-off")
         out["ab.guards_passed"] = not failed
         out["ab.warnings"] = ",".join(failed)
         if any(WarningCode.for_guard(name) in THROTTLE_CODES for name in failed):
             out["measurement.throttled"] = True
+
+
+def _divergence_facts(ab: ABEvidence, out: Facts) -> None:
+    """Divergence by margin (advisor/ab/divergence.py); absent in runs before it, which keep the plain bound."""
+    if ab.probs_available is None and not ab.divergence_counts:
+        return
+    if ab.probs_available is not None:
+        out["ab.probs_available"] = ab.probs_available
+    counts = ab.divergence_counts
+    out["ab.numerics_divergences"] = int(counts.get("numerics", 0))
+    out["ab.lossy_divergences"] = int(counts.get("lossy", 0))
+    out["ab.unclassified_divergences"] = int(counts.get("unknown", 0))
+    _put(out, "ab.near_tie_share", ab.near_tie_share)
+    lossy = [c for c in ab.divergences if c.kind == "lossy"]
+    if lossy:
+        out["ab.lossy_at"] = "; ".join(lossy_place(c) for c in lossy[:3]) + (
+            f" (+{len(lossy) - 3} more)" if len(lossy) > 3 else "")
 
 
 def _batch(bat: BatchEvidence, out: Facts) -> None:

@@ -84,6 +84,24 @@ MEANINGS_ZH: dict[str, str] = {
     "ab.early_divergence_low": ("配对至少显示出的早期分歧比例："
                                  "policy.ab.ci_level 下的单侧 Clopper–Pearson 下限"
                                  "（20 中 2 → 0.018，20 中 4 → 0.071）"),
+    "ab.probs_available": ("关闭推测的服务器返回了 token 概率，因此每处分歧都按其差距分类"
+                            "（false：引擎做不到，分歧只能给出上界）"),
+    "ab.numerics_divergences": ("关闭推测时前两个 token 相差不超过 policy.ab.near_tie_max_gap 奈特的分歧配对数："
+                                 "舍入误差翻转了一个近乎平手的选择"),
+    "ab.lossy_divergences": ("关闭推测时模型很确定（前两个 token 相差超过 policy.ab.near_tie_max_gap）"
+                              "而推测写出了别的 token 的分歧配对数：有损推测"),
+    "ab.unclassified_divergences": "差距检查无法分类的分歧配对数",
+    "ab.near_tie_share": "分歧配对中属于近乎平手（数值误差）的比例",
+    "ab.lossy_at": "推测改变了模型很确定的 token 的位置：提示词、token 序号、关闭时的 token 及其概率、推测组写出的内容",
+    "ab.drift": "A/B 配对过程中关闭推测组每 token 毫秒数的变化（对数线性拟合；0.1：到最后慢 10%）",
+    "ab.order_effect": "开启组后运行的配对比开启组先运行的配对快多少（0.03：3%）",
+    "ab.arm_outlier_pairs": "只在其中一组出现离群值的配对数（修正 z 分数超过 policy.ab.outlier_z）",
+    "ab.outlier_free_speedup": "去掉这些配对后的 A/B 加速",
+    "ab.cv_off_pct": "A/B 各提示词之间关闭推测组每 token 毫秒数的变异系数（仅为警告：配对区间已包含它）",
+    "ab.output_tokens_low": "A/B 计入的配对中最短的关闭推测回复",
+    "ab.output_tokens_high": "其中最长的关闭推测回复：结论适用于从 ab.output_tokens_low 到此长度的回复",
+    "ab.depth_tokens_low": "计入的配对解码期间最浅的平均上下文深度",
+    "ab.depth_tokens_high": "最深的：结论适用于从 ab.depth_tokens_low 到此深度的上下文",
     "ab.decision": "A/B 步骤自身的序贯决定",
     "ab.guards_passed": "所有 A/B 守卫（偏斜、顺序、失败、循环、CV）都通过",
     "ab.warnings": "未通过的 A/B 守卫，逗号分隔",

@@ -149,6 +149,34 @@ _SPECS: tuple[FactSpec, ...] = (
        "first part (policy.ab.early_divergence_share): a different answer, not a late numerical flip", "step ab"),
     _s("ab.early_divergence_low", "float", "0..1", "the early-divergence share the pairs show at least: one-sided "
        "Clopper–Pearson lower bound at policy.ab.ci_level (2 of 20 → 0.018, 4 of 20 → 0.071)", "step ab"),
+    _s("ab.probs_available", "bool", "", "the OFF arm returned token probabilities, so each divergence was "
+       "classified by its margin (false: the engine cannot, and divergences are only bounded)", "step ab"),
+    _s("ab.numerics_divergences", "int", "pairs", "divergent pairs where OFF's top two tokens were within "
+       "policy.ab.near_tie_max_gap nats: a near tie that rounding flipped", "step ab"),
+    _s("ab.lossy_divergences", "int", "pairs", "divergent pairs where OFF was sure (its top two further apart than "
+       "policy.ab.near_tie_max_gap) and speculation wrote another token: lossy speculation", "step ab"),
+    _s("ab.unclassified_divergences", "int", "pairs", "divergent pairs the margin check could not classify",
+       "step ab"),
+    _s("ab.near_tie_share", "float", "0..1", "share of the divergent pairs that were near ties (numerics)",
+       "step ab"),
+    _s("ab.lossy_at", "str", "", "where speculation changed a token the model was sure of: prompt, token index, "
+       "OFF's token and its probability, what the speculating arm wrote", "step ab"),
+    _s("ab.drift", "float", "0..1", "OFF ms/token change over the A/B's pairs from a log-linear fit (0.1: 10% "
+       "slower by the end)", "step ab"),
+    _s("ab.order_effect", "float", "0..1", "how much faster pairs that ran ON second were than ON-first pairs "
+       "(0.03: 3%)", "step ab"),
+    _s("ab.arm_outlier_pairs", "int", "pairs", "pairs with an outlier in one arm only (modified z-score beyond "
+       "policy.ab.outlier_z)", "step ab"),
+    _s("ab.outlier_free_speedup", "float", "ratio", "the A/B speedup without those pairs", "step ab"),
+    _s("ab.cv_off_pct", "float", "%", "OFF-arm ms/token CV across the A/B's prompts (a warning: the paired interval "
+       "carries it)", "step ab"),
+    _s("ab.output_tokens_low", "int", "tokens", "the shortest OFF reply among the A/B's counted pairs", "step ab"),
+    _s("ab.output_tokens_high", "int", "tokens", "the longest OFF reply among them: the verdict holds for replies "
+       "from ab.output_tokens_low to this", "step ab"),
+    _s("ab.depth_tokens_low", "int", "tokens", "the shallowest mean context depth over a counted pair's decode",
+       "step ab"),
+    _s("ab.depth_tokens_high", "int", "tokens", "the deepest: the verdict holds for context depths from "
+       "ab.depth_tokens_low to this", "step ab"),
     _s("ab.decision", "str", "", "the A/B step's own sequential decision", "step ab"),
     _s("ab.guards_passed", "bool", "", "every A/B guard (skew, order, failures, loops, CV) passed", "step ab"),
     _s("ab.warnings", "str", "", "comma list of the A/B guards that failed", "step ab"),

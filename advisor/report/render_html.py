@@ -23,12 +23,13 @@ from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.render_json import script_safe_json
 from advisor.report.results import localized
 from advisor.report.strings import (
-    category_name,
     concurrency_line,
     fmt_speedup,
     fmt_value,
     guard_name,
+    holds_for_line,
     mix_line,
+    row_name,
     speedup_line,
     status_word,
     step_warning,
@@ -105,6 +106,8 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
     if cutoff := concurrency_line(report["facts"], lang):
         cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')
+    if shape := holds_for_line(report["facts"], lang):
+        cards.insert(0, f'<div class="card wide"><p>{e(shape)}</p></div>')
     if because := other_because(v, lang):
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(because)}</div>')
     if blocking := blocking_items(v, lang):
@@ -140,7 +143,7 @@ def _by_task(report: Mapping[str, Any], lang: str) -> str:
         ci = f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r["ci_low"] is not None else "—"
         rate = f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"
         state = {"gain": "pass", "no-gain": "fail"}.get(r["label"], "unknown")
-        cells = (category_name(r["category"], lang), str(r["n_pairs"]), fmt_speedup(r["speedup"]), ci)
+        cells = (row_name(r, lang), str(r["n_pairs"]), fmt_speedup(r["speedup"]), ci)
         body.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells)
                     + f'<td class="res {state}">{e(text(lang, "by_task." + r["label"]))}</td><td>{e(rate)}</td></tr>')
     return (f'<h2>{e(text(lang, "section.by_task"))}</h2><div class="card"><p>{e(mix_line(task, lang))}</p>'

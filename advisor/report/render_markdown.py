@@ -20,7 +20,9 @@ from advisor.report.strings import (
     fmt_speedup,
     fmt_value,
     guard_name,
+    holds_for_line,
     mix_line,
+    row_name,
     speedup_line,
     status_word,
     step_warning,
@@ -108,6 +110,8 @@ def _verdict_section(report: Mapping[str, Any], lang: str) -> list[str]:
         out += [md_text(text(lang, "verdict.measured_with", settings=v["measured_with"])), ""]
     if cutoff := concurrency_line(report["facts"], lang):
         out += [md_text(cutoff), ""]
+    if shape := holds_for_line(report["facts"], lang):
+        out += [md_text(shape), ""]
     flags = v["flags"]
     tentative = not flags and bool(v.get("try_flags"))  # nothing confirmed: the measured settings, to try
     out += [f"### {text(lang, 'try.label' if tentative else 'section.flags')}", ""]
@@ -156,7 +160,7 @@ def _by_task_section(report: Mapping[str, Any], lang: str) -> list[str]:
     rows = [r for r in task.get("rows") or [] if r.get("n_pairs") or r.get("acceptance_rate") is not None]
     if not rows:
         return []
-    table = [[md_text(category_name(r["category"], lang)), str(r["n_pairs"]), fmt_speedup(r["speedup"]),
+    table = [[md_text(row_name(r, lang)), str(r["n_pairs"]), fmt_speedup(r["speedup"]),
               f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r["ci_low"] is not None else "—",
               md_text(text(lang, f"by_task.{r['label']}")),
               f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"] for r in rows]

@@ -129,6 +129,10 @@ def by_task(evidence: Evidence | None) -> dict[str, Any]:
                      "speedup": speed.speedup if speed else None, "ci_low": speed.ci_low if speed else None,
                      "ci_high": speed.ci_high if speed else None, "label": speed.label if speed else "too-few",
                      "acceptance_rate": rate.rate if rate else None})
+    for group, bands in (("output", ab.per_output_band if ab else {}), ("depth", ab.per_depth_band if ab else {})):
+        # the shape of the work beside the kinds of task (advisor/ab/bands.py), shortest band first
+        rows += [{"group": group, "category": band, "n_pairs": s.n_pairs, "speedup": s.speedup, "ci_low": s.ci_low,
+                  "ci_high": s.ci_high, "label": s.label, "acceptance_rate": None} for band, s in bands.items()]
     workload = evidence.workload
     return {"rows": rows,
             "mix_requested": dict(workload.mix_requested) if workload else {},

@@ -85,6 +85,14 @@ def category_name(category: str, lang: str) -> str:
     return text(lang, key) if key in TABLES.get(lang, strings_en.STRINGS) or key in strings_en.STRINGS else category
 
 
+def row_name(row: Mapping[str, Any], lang: str) -> str:
+    """The first cell of a by-task row: a kind of task, or an output-length or depth band (issue 24 item 3)."""
+    group = row.get("group") or "task"
+    if group == "task":
+        return category_name(str(row["category"]), lang)
+    return text(lang, f"by_band.{group}", band=row["category"])
+
+
 def mix_line(task: Mapping[str, Any], lang: str) -> str:
     """One sentence on the mix the A/B followed (and which categories ran short)."""
     requested = task.get("mix_requested") or {}
@@ -167,6 +175,18 @@ def typical_line(headline: dict[str, Any], lang: str) -> str | None:
     if span is None:
         return text(lang, "typical.line", speedup=fmt_speedup(headline["speedup"]))
     return text(lang, "typical.line_interval", speedup=fmt_speedup(headline["speedup"]), span=span)
+
+
+def holds_for_line(facts: Mapping[str, Any], lang: str) -> str | None:
+    """Which shape of work the verdict holds for: the reply lengths and context depths the A/B measured (its
+    `ab.output_tokens_*` and `ab.depth_tokens_*` facts; None without them)."""
+    keys = ("ab.output_tokens_low", "ab.output_tokens_high", "ab.depth_tokens_low", "ab.depth_tokens_high")
+    values = [facts.get(k) for k in keys]
+    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+        return None
+    out_low, out_high, depth_low, depth_high = (int(v) for v in values)  # type: ignore[arg-type]
+    return text(lang, "by_band.holds_for", out_low=out_low, out_high=out_high, depth_low=depth_low,
+                depth_high=depth_high)
 
 
 def concurrency_line(facts: Mapping[str, Any], lang: str) -> str | None:

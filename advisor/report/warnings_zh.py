@@ -59,6 +59,19 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (_p("without the top {top}% of prompts the speedup is {x}× (need > {need})"),
      "去掉最快的 {top}% 提示词后加速为 {x}×（需要 > {need}）"),
     (_p("OFF-arm ms/token varies {cv}% (need < {need}%)"), "关闭推测组的每 token 毫秒数波动 {cv}%（需要 < {need}%）"),
+    (_p("OFF-arm ms/token varies {cv}% across prompts (above {need}% the machine was busy or the prompts differ "
+        "widely; the paired interval carries it)"),
+     "关闭推测组的每 token 毫秒数在提示词之间波动 {cv}%（超过 {need}% 说明机器繁忙或提示词差别很大；"
+     "配对区间已包含这部分噪声）"),
+    (_p("pairs that ran ON second were {x}% faster than ON-first ones: Welch t {t} (flag above {c}, one-sided "
+        "α = {a})"),
+     "开启组后运行的配对比开启组先运行的快 {x}%：Welch t {t}（超过 {c} 时标记，单侧 α = {a}）"),
+    (_p("OFF ms/token changed {x}% over the pairs: slope t {t} (flag when beyond ±{c} and the change beyond "
+        "±{m}%)"),
+     "关闭推测组的每 token 毫秒数在配对过程中变化了 {x}%：斜率 t {t}（超出 ±{c} 且变化超出 ±{m}% 时标记）"),
+    (_p("{n} pairs with an outlier in one arm only; without them the speedup is {x}× at t {t} against {m} "
+        "(need above {need} when there are any)"),
+     "{n} 组配对只在其中一组出现离群值；去掉它们后加速为 {x}×，相对 {m} 的 t 为 {t}（有离群值时需要高于 {need}）"),
     (_p("the rarer run order covers {pct}% of pairs (need ≥ {need}%)"),
      "较少的运行顺序占配对的 {pct}%（需要 ≥ {need}%）"),
     (_p("failed requests: OFF {off}, ON {on} of {n} pairs (ON excess allowed ≤ {excess}%, either arm ≤ {rate}%)"),
@@ -77,6 +90,8 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
      "Welch t {t}（开启组排在后面减去排在前面；超过 {limit} 即标记，单侧 α = {alpha}）"),
     (_p("none"), "无"),
     (_free("no GPU ({why})", "why"), "没有 GPU（{why}）"),
+    (_free("{kind} cannot return token probabilities, so divergences are bounded, not classified", "kind"),
+     "{kind} 无法返回 token 概率，因此只能给分歧一个上界，无法分类"),
     (_free("power source unknown ({detail})", "detail"), "电源类型未知（{detail}）"),
     (_free("engine did not answer: {exc}", "exc"), "引擎没有响应：{exc}"),
     (_free("stopped after {rest}", "rest"), "提前停止：{rest}"),

@@ -53,7 +53,7 @@ def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, b
     Single-resident adds a swap whenever the other arm is needed: preflight visits both arms, the verify step
     needs OFF after the ON steps, the sweep swaps once per level, the A/B once per block of pairs."""
     steps, budget = config.steps, config.budget
-    pairs = min(budget.ab_max_pairs, len(plan.ab))
+    pairs = min(config.ab_pair_limit, len(plan.ab))
     vs_default = min(budget.ab_vs_default_pairs, pairs)
     # side by side the comparison with the defaults restarts OFF with them, ON fresh, and OFF back
     vs_loads = (_pair_loads(vs_default, single, block_pairs) if single else 3) if vs_default else 0

@@ -12,7 +12,8 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 
-from advisor.ab.categories import early_divergence_low, early_divergence_rate, per_category
+from advisor.ab.bands import depth_bands, output_bands
+from advisor.ab.categories import divergence_counts, early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
 from advisor.ab.types import ABDecision, Decision, PairResult
 from advisor.core.ab_policy import ABPolicy
@@ -21,6 +22,7 @@ from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.ab_default import compare_with_default
 from advisor.steps.base import StepContext, missing_arm, warn
+from advisor.steps.divergence import Replies, check_divergences, with_kinds
 from advisor.steps.pairs import pair_units
 
 
@@ -44,16 +46,17 @@ class ABStep:
             yield missing_arm(self.id, "both a speculation-off and a speculation-on server")
             return
         pool = ctx.fresh_on(self.id)
-        budget = ctx.config.budget
-        prompts = list(ctx.workload.ab)[: budget.ab_max_pairs + budget.ab_max_pairs // 4]
+        limit = ctx.config.ab_pair_limit  # the budget's, or the full check's with --until-decided
+        prompts = list(ctx.workload.ab)[: limit + limit // 4]
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
-        policy = policy_for(ctx.policy.ab, min(budget.ab_max_pairs, len(prompts)))
+        policy = policy_for(ctx.policy.ab, min(limit, len(prompts)))
         pairs: list[PairResult] = []
         records: list[RequestRecord] = []
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}
         stop_reason = ""
-        measured = pair_units(ctx, prompts, "")
+        replies: list[Replies] = []
+        measured = pair_units(ctx, prompts, "", replies)
         for i, (prompt, unit, new) in enumerate(measured):
             if new:
                 yield UnitDone(self.id, prompt.id, unit)
@@ -76,6 +79,9 @@ class ABStep:
             stop_reason = "cancelled by the user"
         if decision is None:
             decision = decide_ab(pairs, policy)
+        # Outside the timed sets: what the OFF arm's own probabilities say of each divergence.
+        margin = check_divergences(ctx, replies, f"{self.id}:divergence")
+        pairs = with_kinds(pairs, margin.checks)
         # The flags this A/B measured are what the recommendation repeats (after the tuner they differ from
         # the flags the ON server started with).
         on_argv, on_params = tuple(ctx.arms.on.spec_argv), ctx.arms.spec_params()
@@ -83,9 +89,12 @@ class ABStep:
         if not ctx.cancelled and not stop_reason:
             vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], self.id)
         evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool, on_argv=on_argv,
-                           on_params=on_params, vs_default=vs_default, samples=tuple(records))
+                           on_params=on_params, vs_default=vs_default, samples=tuple(records),
+                           divergences=margin.checks, probs_available=margin.available, probs_note=margin.note)
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
-                    for name, (ok, detail) in decision.guards.items() if not ok]
+                    for name, (ok, detail) in (*decision.guards.items(), *decision.notes.items()) if not ok]
+        if margin.available is False:
+            warnings.append(warn(self.id, WarningCode.DIVERGENCE_UNCHECKED, margin.note))
         if stop_reason:
             warnings.append(warn(self.id, WarningCode.STOPPED, stop_reason))
         yield from warnings
@@ -124,8 +133,10 @@ def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_rea
         n_failed_off=d.n_failed_off, n_failed_on=d.n_failed_on, outputs_match_rate=d.outputs_match_rate,
         off_p50_ms=d.off_p50_ms, off_p99_ms=d.off_p99_ms, on_p50_ms=d.on_p50_ms, on_p99_ms=d.on_p99_ms,
         guards={k: Guard(ok, detail) for k, (ok, detail) in d.guards.items()},
+        notes={k: Guard(ok, detail) for k, (ok, detail) in d.notes.items()}, effects=dict(d.effects),
         reasons=tuple(reasons), look=d.look, margin=policy.margin, ci_level=policy.ci_level,
         looks=tuple(policy.looks), pairs=tuple(pairs),
         per_category=per_category(pairs, policy), early_divergence_rate=early_divergence_rate(pairs, policy),
-        early_divergence_low=early_divergence_low(pairs, policy),
+        early_divergence_low=early_divergence_low(pairs, policy), divergence_counts=divergence_counts(pairs),
+        per_output_band=output_bands(pairs, policy), per_depth_band=depth_bands(pairs, policy),
     )

@@ -21,6 +21,7 @@ from advisor.evidence.steps import RequestRecord
 from advisor.evidence.units import ABUnit, ArmResult
 from advisor.steps.base import StepContext
 from advisor.steps.common import run_prompt
+from advisor.steps.divergence import Replies
 from probes.engines.base import EngineAdapter, EngineError
 
 
@@ -54,11 +55,13 @@ def divergence_at(reference: str, other: str) -> float | None:
     return common / max(len(reference), 1)
 
 
-def pair_units(ctx: StepContext, prompts: Sequence[Any],
-               key_prefix: str) -> Generator[tuple[Any, ABUnit, bool], None, None]:
+def pair_units(ctx: StepContext, prompts: Sequence[Any], key_prefix: str,
+               replies: list[Replies] | None = None) -> Generator[tuple[Any, ABUnit, bool], None, None]:
     """Each prompt's pair as it completes: (prompt, unit, measured now — False when resumed). Side by side
     both arms run each prompt back to back, the first alternating per prompt; single-resident they run in
-    blocks, one copy of the target at a time (advisor/arms/schedule.py). The caller may stop at any pair."""
+    blocks, one copy of the target at a time (advisor/arms/schedule.py). The caller may stop at any pair.
+    `replies` collects both replies of each pair measured now whose greedy outputs differ (for the margin
+    check after the timed pairs; texts stay in memory)."""
     resumed = {i: u for i, p in enumerate(prompts) if (u := ctx.resumed(key_prefix + p.id, ABUnit)) is not None}
     if not ctx.arms.single:
         for i, prompt in enumerate(prompts):
@@ -72,7 +75,8 @@ def pair_units(ctx: StepContext, prompts: Sequence[Any],
             order: tuple[ArmName, ...] = ("on", "off") if i % 2 == 1 else ("off", "on")
             adapters = {"off": ctx.arms.off.adapter, "on": ctx.arms.on.adapter}
             got = {name: _arm(adapters[name], prompt, name, ctx) for name in order}
-            yield prompt, pair_unit(prompt, got, on_first=i % 2 == 1, started=started, ctx=ctx), True
+            yield prompt, _kept(pair_unit(prompt, got, on_first=i % 2 == 1, started=started, ctx=ctx),
+                                prompt, got, replies), True
         return
     todo = [i for i in range(len(prompts)) if i not in resumed]
     for i in sorted(resumed):
@@ -94,7 +98,14 @@ def pair_units(ctx: StepContext, prompts: Sequence[Any],
                 continue
             started, lead = halves.pop(j)
             got = {first[j]: lead, window.arm: run}
-            yield prompt, pair_unit(prompt, got, on_first=first[j] == "on", started=started, ctx=ctx), True
+            yield prompt, _kept(pair_unit(prompt, got, on_first=first[j] == "on", started=started, ctx=ctx),
+                                prompt, got, replies), True
+
+
+def _kept(unit: ABUnit, prompt: Any, got: dict[ArmName, _Run], replies: list[Replies] | None) -> ABUnit:
+    if replies is not None and unit.pair.outputs_match is False:
+        replies.append(Replies(prompt, got["off"].text, got["on"].text))
+    return unit
 
 
 def pair_unit(prompt: Any, got: dict[ArmName, _Run], *, on_first: bool, started: float,
@@ -113,6 +124,8 @@ def pair_unit(prompt: Any, got: dict[ArmName, _Run], *, on_first: bool, started:
         off_repetition_loop=bool(off_rec and off_rec.repetition_loop),
         on_repetition_loop=bool(on_rec and on_rec.repetition_loop),
         throttled=ctx.throttled_since(started),
+        output_tokens=off_rec.completion_tokens if off_rec else None,
+        depth_tokens=off_rec.decode_depth_tokens if off_rec else None,
     )
     # Both arms always travel together: the history stores a pair whole or not at all.
     return ABUnit(pair, ArmResult(off_rec, off_err or None), ArmResult(on_rec, on_err or None))

@@ -118,7 +118,8 @@ def plan_workload(config: CheckConfig, format_chat: ChatFormatter | None = None)
     baseline = select(profile, 1, config.seed + 1)[: budget.baseline_prompts]
     categories = sorted({p.category for p in held_out})
     weights = normalise(dict(config.mix), categories) if config.mix else None
-    mix = allocate(held_out, weights, budget.ab_max_pairs + budget.ab_max_pairs // 4, config.seed)
+    limit = config.ab_pair_limit  # with --until-decided, prompts for the full check's pairs (the ETA counts them)
+    mix = allocate(held_out, weights, limit + limit // 4, config.seed)
     canary = trap_prompt()
     return WorkloadPlan(
         warmup=wrap(WARMUP_PROMPTS), baseline=wrap(baseline), acceptance=wrap(acceptance), ab=wrap(mix.prompts),

@@ -126,7 +126,12 @@ STRINGS: dict[str, str] = {
     "value.no": "no",
     "section.by_task": "Speedup by kind of task",
     "by_task.hint": ("The verdict pools every pair; these are shown beside it with intervals that hold for all "
-                     "kinds at once, so none of them is a verdict of its own."),
+                     "kinds at once (and for all bands of one shape at once), so none of them is a verdict of "
+                     "its own."),
+    "by_band.output": "reply of {band} tokens",
+    "by_band.depth": "context of {band} tokens",
+    "by_band.holds_for": ("This holds for replies of {out_low}–{out_high} tokens at context depths of "
+                          "{depth_low}–{depth_high} tokens, the shape this A/B measured."),
     "by_task.category": "Kind of task",
     "by_task.pairs": "Pairs",
     "by_task.speedup": "Speedup",

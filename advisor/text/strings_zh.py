@@ -122,7 +122,12 @@ STRINGS: dict[str, str] = {
     "value.yes": "是",
     "value.no": "否",
     "section.by_task": "按任务类型的加速比",
-    "by_task.hint": "结论汇总了全部配对；这里并列显示各类任务，区间对所有类型同时成立，因此任何一类都不是单独的结论。",
+    "by_task.hint": ("结论汇总了全部配对；这里并列显示各类任务，区间对所有类型同时成立"
+                     "（同一维度的各个区段也同时成立），因此任何一类都不是单独的结论。"),
+    "by_band.output": "回复 {band} 个 token",
+    "by_band.depth": "上下文 {band} 个 token",
+    "by_band.holds_for": ("这一结论适用于 {out_low}–{out_high} 个 token 的回复、{depth_low}–{depth_high} 个 token "
+                          "的上下文深度，即这次 A/B 测量的工作形态。"),
     "by_task.category": "任务类型",
     "by_task.pairs": "配对数",
     "by_task.speedup": "加速比",

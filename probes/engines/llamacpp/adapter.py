@@ -38,6 +38,7 @@ from probes.engines.http import (
     request_json,
     stream_sse,
 )
+from probes.engines.probs import TokenProbs, parse_tokens
 from probes.engines.prometheus import parse_prometheus, sum_by
 
 _SPEC = "llamacpp:spec_decode_"
@@ -230,6 +231,34 @@ class LlamaCppAdapter(HttpAdapter):
             raise self._error(f"the stream from {self.url('/completion')} ended before the server sent its "
                               "final event (the engine may have crashed)", "stream-broken")
         return _result(final, "".join(text_parts), ttft if ttft is not None else total, total, bursts)
+
+    def token_probs(self, prompt: str, *, max_tokens: int, n_probs: int, seed: int,
+                    stop_after_bytes: int | None = None) -> list[TokenProbs]:
+        """The greedy reply to `prompt` with `n_probs` candidates per token (`completion_probabilities`,
+        engine-facts.md §1.2); streamed, so it can stop once the reply passes `stop_after_bytes` bytes. Untimed: the
+        caller uses it outside every measured set."""
+        body: dict[str, Any] = {"prompt": prompt, "n_predict": max_tokens, "temperature": 0.0, "seed": seed,
+                                "stream": True, "n_probs": n_probs, "cache_prompt": True}
+        tokens: list[TokenProbs] = []
+        chars = 0
+        with closing(stream_sse(self._client, self.url("/completion"), body,
+                                idle_timeout_s=self.idle_timeout_s)) as stream:
+            for _, event in stream:
+                entries = event.get("completion_probabilities")
+                if isinstance(entries, list):
+                    try:
+                        got = parse_tokens(entries)
+                    except ValueError as exc:
+                        raise self._error(f"{self.url('/completion')} sent token probabilities in an unknown "
+                                          f"shape ({exc})", "bad-response") from exc
+                    tokens.extend(got)
+                    chars += sum(len(t.raw) for t in got)
+                elif isinstance(event.get("content"), str) and event["content"]:
+                    raise self._error(f"{self.url('/completion')} answered n_probs without token probabilities",
+                                      "bad-response")
+                if event.get("stop") or (stop_after_bytes is not None and chars > stop_after_bytes):
+                    break
+        return tokens
 
 
 def _result(final: Mapping[str, Any], text: str, ttft_ms: float, total_ms: float,
