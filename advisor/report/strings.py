@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.report import (
     strings_cli,
+    strings_cluster,
     strings_en,
     strings_progress,
     strings_refusals,
@@ -29,6 +30,8 @@ TABLES["en"].update(strings_trust.EN)  # messages about what the tool does not t
 TABLES["zh"].update(strings_trust.ZH)
 TABLES["en"].update(strings_refusals.EN)  # what `check` refuses before it starts (docs/refusals.md)
 TABLES["zh"].update(strings_refusals.ZH)
+TABLES["en"].update(strings_cluster.EN)  # what a cluster check says (advisor/cluster/)
+TABLES["zh"].update(strings_cluster.ZH)
 _EN = TABLES["en"]
 
 

@@ -1,0 +1,66 @@
+"""`check --llmkube … --apply`: after an ENABLE, put the measured speculation fields on the user's service.
+
+A diff of the two speculation fields comes first, then a confirmation (unless --yes), then one merge patch
+that changes nothing else; the command that undoes it is printed (a merge patch back to the old fields,
+byte-for-byte in spec). Not recorded in the ledger: this change is the one the user asked to keep.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+
+from advisor.cluster.api import Cluster
+from advisor.cluster.plan import ClusterPlan
+from advisor.cluster.render import fields_diff
+from advisor.deploy.llmkube_spec import fields_of, merge_diff
+from advisor.errors import UserError
+from advisor.report.strings import text
+
+
+def rollback_command(ns: str, name: str, patch: dict[str, Any]) -> str:
+    """The kubectl command that applies `patch` to `ns/name` (a merge patch)."""
+    return (f"kubectl patch inferenceservice {shlex.quote(name)} -n {shlex.quote(ns)} --type merge "
+            f"-p {shlex.quote(json.dumps(patch, sort_keys=True, separators=(',', ':')))}")
+
+
+def apply_fields(cluster: Cluster, ns: str, name: str, fields: dict[str, Any], *, lang: str, yes: bool,
+                 out: TextIO, ask: Callable[[str], str], interactive: bool | None = None) -> dict[str, Any] | None:
+    """Patch `ns/name` to `fields` after a diff and a confirmation; the rollback patch (None: nothing done)."""
+    obj = cluster.get_service(ns, name)
+    before = fields_of(obj.get("spec") or {})
+    if before == fields:
+        out.write(text(lang, "cluster.apply_same", service=f"{ns}/{name}") + "\n")
+        return None
+    out.write(fields_diff(before, fields, f"{ns}/{name}") + "\n")
+    if not yes:
+        if not (sys.stdin.isatty() if interactive is None else interactive):
+            raise UserError(text(lang, "cluster.apply_needs_yes"))
+        if ask(text(lang, "cluster.apply_confirm", service=f"{ns}/{name}") + " ").strip().lower() not in ("y", "yes"):
+            out.write(text(lang, "cluster.apply_declined") + "\n")
+            return None
+    patched = cluster.patch_service(ns, name, {"spec": merge_diff(before, fields)})
+    rollback = {"spec": merge_diff(fields_of(patched.get("spec") or {}), before)}
+    out.write(text(lang, "cluster.apply_done", service=f"{ns}/{name}",
+                   generation=patched["metadata"].get("generation")) + "\n")
+    out.write(text(lang, "cluster.apply_rollback") + "\n    " + rollback_command(ns, name, rollback) + "\n")
+    out.write(text(lang, "cluster.apply_canary_hint") + "\n")
+    return rollback
+
+
+def apply_after_check(cluster: Cluster, plan: ClusterPlan, run_dir: Path, *, lang: str, yes: bool, out: TextIO,
+                      ask: Callable[[str], str]) -> int:
+    """--apply: only after an ENABLE; the ON arm's fields onto the user's service."""
+    from advisor.cluster.check import verdict_of
+
+    verdict = verdict_of(run_dir)
+    if verdict != "ENABLE":
+        out.write(text(lang, "cluster.apply_not_enable", verdict=verdict or "-") + "\n")
+        return 0
+    on = next(a for a in plan.arms if a.arm == "on")
+    apply_fields(cluster, plan.namespace, plan.name, on.fields, lang=lang, yes=yes, out=out, ask=ask)
+    return 0
