@@ -233,7 +233,7 @@ class ContractCluster:
     deny: frozenset[tuple[str, str]] = frozenset()       # (verb, resource) this user may not do
     # test hook: a pod of a service for which this returns True never becomes Ready (a rollout that hangs)
     hold_unready: Callable[[Obj], bool] | None = None
-    threads: int | None = 1
+    threads: int | None = 1   # llama-server threads per pod (a pod's CPU limit, in effect; None: all cores)
     objects: dict[tuple[str, str, str], Obj] = field(default_factory=dict)
     processes: dict[str, PodProcess] = field(default_factory=dict)   # pod name → its container
     _rv: Iterator[int] = field(default_factory=lambda: itertools.count(100))
@@ -326,6 +326,9 @@ class ContractCluster:
         if parts[:3] == ["apis", "apiextensions.k8s.io", "v1"] and len(parts) == 5:
             self._check("get", "customresourcedefinitions", "apiextensions.k8s.io", "", parts[4])
             return self._get("customresourcedefinitions", "", parts[4])
+        if parts == ["api", "v1", "pods"] and method == "GET":
+            self._check("list", "pods", "", "", None)
+            return 200, self._list("pods", None, query, "PodList")
         if parts[:2] == ["api", "v1"] and parts[2:3] == ["nodes"]:
             self._check("list", "nodes", "", "", None)
             return 200, self._list("nodes", None, query, "NodeList")
@@ -422,7 +425,8 @@ class ContractCluster:
             proc.stop()
         if resource == "inferenceservices":
             self.objects.pop(("services", ns, name), None)
-        return 200, {"kind": "Status", "apiVersion": "v1", "status": "Success", "details": {"name": name}}
+        obj["metadata"]["deletionTimestamp"] = _now()  # the API answers a delete with the object as it went
+        return 200, obj
 
     # --- the reconciler ------------------------------------------------------------------------------------
     def reconcile(self) -> None:

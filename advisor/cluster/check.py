@@ -10,6 +10,7 @@ or changed is deleted or restored before the command returns. `--apply` comes af
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
 import json
 import re
@@ -106,8 +107,8 @@ def run(args: argparse.Namespace, run_session: Callable[[object, argparse.Namesp
     attach.engine_url = service_url(cluster, ns, next(a.service for a in plan.arms if not a.ours))
     config = config_from_args(attach)
     timeout_s = float(args.rollout_timeout or ROLLOUT_TIMEOUT_S)
-    store = None if args.no_history else RunStore()
-    try:
+    with contextlib.ExitStack() as stack:
+        store = None if args.no_history else stack.enter_context(RunStore())
         session = Session(config, subscribers=[ProgressPrinter(lang=args.lang)], store=store,  # type: ignore[arg-type]
                           run_dir=getattr(config, "out_dir", None))
         ledger = Ledger.start(session.run_dir, cluster.host)
@@ -124,9 +125,6 @@ def run(args: argparse.Namespace, run_session: Callable[[object, argparse.Namesp
             code = apply_after_check(cluster, driver.plan, session.run_dir, lang=lang, yes=args.yes,
                                      out=sys.stdout, ask=input)
         return code
-    finally:
-        if store is not None:
-            store.close()
 
 
 def _restore(driver: ClusterDriver, ledger: Ledger, lang: str, say: Callable[[str], None]) -> None:
