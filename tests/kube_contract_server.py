@@ -8,14 +8,16 @@ What it serves (HTTP on 127.0.0.1, JSON, the paths and shapes of the Kubernetes 
   serves an older CRD without `speculativeDecoding`) and `Model`: get, list (label selectors), create,
   merge-patch, delete; `metadata.resourceVersion` (one counter for the whole store, as etcd's) and
   `metadata.generation` (bumped when `spec` changes);
-- core `v1` Pods (get, list, delete), Services (get, list), Events (list, create) and Nodes (list);
+- the same listed across every namespace;
+- core `v1` Pods (get, list, delete, and list across namespaces), Services (get, list), Events (list,
+  create) and Nodes (list);
 - `apiextensions.k8s.io/v1` CustomResourceDefinitions (get) and `authorization.k8s.io/v1`
   SelfSubjectAccessReviews (create), so a client can read the CRD and its own permissions; `--deny
   VERB:RESOURCE` refuses a permission (403, and the review says so).
 
 Clients poll (list with a resourceVersion); there is no watch stream and no port-forward: each Service is of
-type LoadBalancer with ingress 127.0.0.1 and the pod's loopback port, the address a home cluster with MetalLB
-gives.
+type LoadBalancer with ingress 127.0.0.1 and a stable port that forwards each connection to the Ready pod of
+the moment (the address a home cluster with MetalLB gives).
 
 A small reconciler plays LLMKube's controller and the kubelet: for each InferenceService it renders the
 llama-server arguments the operator renders for the llamacpp runtime (model, port, host, `--n-gpu-layers`
@@ -221,6 +223,57 @@ class PodProcess:
                 proc.wait(timeout=5)
 
 
+class ServiceProxy:
+    """A Service's stable loopback address: each TCP connection goes to the Ready pod of the moment, as
+    kube-proxy sends it (a connection open while its pod goes stays with that pod, and dies with it)."""
+
+    def __init__(self, target: Callable[[], int | None]) -> None:
+        self.target = target
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(64)
+        self.port = int(self.sock.getsockname()[1])
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.sock.accept()
+            except OSError:
+                return
+            port = self.target()
+            if port is None:
+                client.close()  # no Ready endpoint: the connection is refused, as with an empty Endpoints
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", port), timeout=5)
+            except OSError:
+                client.close()
+                continue
+            upstream.settimeout(None)
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pipe(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
 @dataclass
 class ContractCluster:
     """The store, the API, the reconciler and the pods' processes (use as a context manager)."""
@@ -236,6 +289,7 @@ class ContractCluster:
     threads: int | None = 1   # llama-server threads per pod (a pod's CPU limit, in effect; None: all cores)
     objects: dict[tuple[str, str, str], Obj] = field(default_factory=dict)
     processes: dict[str, PodProcess] = field(default_factory=dict)   # pod name → its container
+    proxies: dict[tuple[str, str], ServiceProxy] = field(default_factory=dict)   # (ns, service) → its address
     _rv: Iterator[int] = field(default_factory=lambda: itertools.count(100))
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -326,6 +380,9 @@ class ContractCluster:
         if parts[:3] == ["apis", "apiextensions.k8s.io", "v1"] and len(parts) == 5:
             self._check("get", "customresourcedefinitions", "apiextensions.k8s.io", "", parts[4])
             return self._get("customresourcedefinitions", "", parts[4])
+        if parts[:3] == ["apis", GROUP, VERSION] and len(parts) == 4 and parts[3] in CUSTOM and method == "GET":
+            self._check("list", parts[3], GROUP, "", None)   # every namespace (list_cluster_custom_object)
+            return 200, self._list(parts[3], None, query, CUSTOM[parts[3]] + "List")
         if parts == ["api", "v1", "pods"] and method == "GET":
             self._check("list", "pods", "", "", None)
             return 200, self._list("pods", None, query, "PodList")
@@ -425,6 +482,8 @@ class ContractCluster:
             proc.stop()
         if resource == "inferenceservices":
             self.objects.pop(("services", ns, name), None)
+            if (proxy := self.proxies.pop((ns, name), None)) is not None:
+                proxy.close()
         obj["metadata"]["deletionTimestamp"] = _now()  # the API answers a delete with the object as it went
         return 200, obj
 
@@ -473,8 +532,8 @@ class ContractCluster:
             self.processes[pod["metadata"]["name"]].ready
         phase = "Ready" if ready else ("WaitingForGPU" if pod["status"]["phase"] == "Pending" and pod["status"].get(
             "conditions", [{}])[0].get("status") == "False" else "Progressing")
+        self._service(ns, isvc)
         self._status(ns, isvc, phase, ready=ready)
-        self._service(ns, isvc, self.processes.get(pod["metadata"]["name"]) if ready else None)
 
     def _new_pod(self, ns: str, isvc: Obj, digest: str) -> Obj:
         spec = isvc.get("spec") or {}
@@ -568,6 +627,8 @@ class ContractCluster:
                   "modelReady": phase != "Pending" or not message,
                   "conditions": [{"type": "Ready", "status": "True" if ready else "False",
                                   "observedGeneration": gen, "reason": phase, "message": message}]}
+        if (proxy := self.proxies.get((ns, isvc["metadata"]["name"]))) is not None:
+            status["endpoint"] = f"http://127.0.0.1:{proxy.port}/v1/chat/completions"
         if isvc.get("status", {}).get("conditions") != status["conditions"] or isvc.get("status", {}).get(
                 "phase") != phase:
             isvc["status"] = status
@@ -576,24 +637,26 @@ class ContractCluster:
                 self.event(ns, isvc, "Ready", f"InferenceService {isvc['metadata']['name']} is ready "
                                               f"(generation {gen})")
 
-    def _service(self, ns: str, isvc: Obj, proc: PodProcess | None) -> None:
+    def _ready_port(self, ns: str, name: str) -> int | None:
+        with self._lock:
+            for pod_name, proc in self.processes.items():
+                pod = self.objects.get(("pods", ns, pod_name))
+                if pod and proc.ready and pod["metadata"]["labels"].get("inference.llmkube.dev/service") == name:
+                    return proc.port
+        return None
+
+    def _service(self, ns: str, isvc: Obj) -> None:
+        """The Service of `isvc`: type LoadBalancer, ingress 127.0.0.1, a stable port (ServiceProxy)."""
         name = isvc["metadata"]["name"]
-        svc = self.objects.get(("services", ns, name))
-        port = proc.port if proc is not None else 8080
-        if svc is not None and svc["spec"]["ports"][0]["port"] == port:
+        if ("services", ns, name) in self.objects:
             return
-        if svc is None:
-            svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "labels": {"app": name}},
-                   "spec": {"type": "LoadBalancer", "selector": {"app": name},
-                            "ports": [{"name": "http", "port": port, "protocol": "TCP"}]},
-                   "status": {"loadBalancer": {"ingress": [{"ip": "127.0.0.1"}]}}}
-        elif proc is None:
-            return  # keep the last address while a new pod loads (clients wait for Ready first)
-        svc["spec"]["ports"][0]["port"] = port
+        proxy = self.proxies.get((ns, name)) or ServiceProxy(lambda: self._ready_port(ns, name))
+        self.proxies[(ns, name)] = proxy
+        svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": name, "labels": {"app": name}},
+               "spec": {"type": "LoadBalancer", "selector": {"app": name},
+                        "ports": [{"name": "http", "port": proxy.port, "protocol": "TCP"}]},
+               "status": {"loadBalancer": {"ingress": [{"ip": "127.0.0.1"}]}}}
         self._put("services", svc, ns)
-        if proc is not None:
-            with contextlib.suppress(KeyError):
-                isvc["status"]["endpoint"] = f"http://127.0.0.1:{port}/v1/chat/completions"
 
     # --- test hooks ------------------------------------------------------------------------------------------
     def kill_pod(self, service: str, ns: str = "default") -> str:
@@ -688,6 +751,8 @@ class ContractCluster:
             for proc in self.processes.values():
                 proc.stop()
             self.processes.clear()
+            for proxy in self.proxies.values():
+                proxy.close()
 
     def __enter__(self) -> ContractCluster:
         return self.start()

@@ -24,3 +24,8 @@ class RemoteServer(Protocol):
         """A fresh server for this arm before `phase` (its configuration made live first when it is not),
         Ready; its base URL. Raises a UserError when the orchestrator does not get there in time."""
         ...
+
+    def lost(self) -> str | None:
+        """Why the server that answered the last phase is not the one serving now (its pod replaced, its
+        container restarted: a crash, an OOM kill, an eviction), in words; None while it is the same."""
+        ...

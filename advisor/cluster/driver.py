@@ -19,7 +19,7 @@ from advisor.arms.arms import Arm, Arms
 from advisor.cluster.api import Cluster, ClusterError, Obj
 from advisor.cluster.ledger import Entry, Ledger
 from advisor.cluster.plan import RESTORE_ANNOTATION, RUN_LABEL, ArmSpec, ClusterPlan, as_windows, fields_json
-from advisor.cluster.rollout import ROLLOUT_TIMEOUT_S, Ready, Unschedulable, wait_ready
+from advisor.cluster.rollout import ROLLOUT_TIMEOUT_S, Ready, Unschedulable, restarts_of, wait_ready
 from advisor.config import CheckConfig
 from advisor.deploy.llmkube_spec import fields_of, merge_diff
 from advisor.evidence.arms import RestartReason
@@ -47,6 +47,7 @@ class ClusterDriver:
     progress: Callable[[str], None] | None = None
     rollouts: list[ClusterRollout] = field(default_factory=list)
     live_fields: dict[str, Any] | None = None   # windows: the fields the one service runs now
+    serving: dict[str, Ready] = field(default_factory=dict)   # service name → the pod that serves it now
 
     @property
     def ns(self) -> str:
@@ -109,6 +110,7 @@ class ClusterDriver:
                           timeout_s=self.timeout_s, lang=self.lang, progress=self.progress)
 
     def _rolled(self, spec: ArmSpec, phase: str, ready: Ready, reason: str) -> None:
+        self.serving[spec.service] = ready
         self.rollouts.append(ClusterRollout(arm=spec.arm, before=phase, inference_service=ref(self.ns, spec.service),
                                             generation=ready.generation, pod=ready.pod, seconds=ready.seconds,
                                             reason=reason))
@@ -156,6 +158,23 @@ class ClusterDriver:
                 if e.action == "patch" and e.state == "done":
                     self.ledger.mark(e, "undone")
         return self._checked(ready.url)
+
+    def lost(self, service: str) -> str | None:
+        """Why `service`'s pod is not the one that became Ready for the last phase (None: it still is)."""
+        known = self.serving.get(service)
+        if known is None:
+            return None
+        try:
+            pods = {p.metadata.name: p for p in self.cluster.pods_of(self.ns, service)}
+        except ClusterError:
+            return None  # the API did not answer: nothing is known to have changed
+        pod = pods.get(known.pod)
+        if pod is None:
+            return f"pod {known.pod} of {ref(self.ns, service)} is gone"
+        if (count := restarts_of(pod)) > known.restarts:
+            return (f"the llama-server container of pod {known.pod} ({ref(self.ns, service)}) restarted: "
+                    f"restartCount {count}")
+        return None
 
     def _patched(self) -> bool:
         return any(e.action == "patch" and e.state != "undone" for e in self.ledger.entries)
@@ -228,6 +247,9 @@ class TwinServer:
     def restart(self, phase: str, reason: RestartReason) -> str:
         return self.driver.fresh_pod(self.spec, phase, reason)
 
+    def lost(self) -> str | None:
+        return self.driver.lost(self.spec.service)
+
 
 @dataclass
 class WindowServer:
@@ -244,3 +266,6 @@ class WindowServer:
         if not self.live:
             return self.driver.make_live(self.spec, phase)
         return self.driver.fresh_pod(self.spec, phase, reason)
+
+    def lost(self) -> str | None:
+        return self.driver.lost(self.spec.service) if self.live else None

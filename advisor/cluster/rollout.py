@@ -38,6 +38,13 @@ class Ready:
     pod: str
     url: str
     seconds: float
+    restarts: int = 0          # the pod's container restarts when it became Ready
+
+
+def restarts_of(pod: Any) -> int:
+    """How often the kubelet restarted the pod's containers."""
+    statuses = (pod.status.container_statuses or []) if pod.status is not None else []
+    return sum(int(c.restart_count or 0) for c in statuses)
 
 
 def _ready(pod: Any) -> bool:
@@ -85,7 +92,7 @@ def wait_ready(cluster: Cluster, ns: str, name: str, *, generation: int, old_pod
         if ready and not stale and _observed(obj) >= generation:
             url = service_url(cluster, ns, name)
             return Ready(generation=int(obj["metadata"]["generation"]), pod=ready[0].metadata.name, url=url,
-                         seconds=round(time.monotonic() - t0, 3))
+                         seconds=round(time.monotonic() - t0, 3), restarts=restarts_of(ready[0]))
         if any(_unschedulable(p) for p in new):
             raise Unschedulable(text(lang, "cluster.unschedulable", service=f"{ns}/{name}",
                                      events=_events(cluster, ns, name)))
