@@ -55,8 +55,6 @@ def apply_fields(cluster: Cluster, ns: str, name: str, fields: dict[str, Any], *
 def apply_after_check(cluster: Cluster, plan: ClusterPlan, run_dir: Path, *, lang: str, yes: bool, out: TextIO,
                       ask: Callable[[str], str]) -> int:
     """--apply: only after an ENABLE; the ON arm's fields onto the user's service."""
-    from advisor.cluster.check import verdict_of
-
     verdict = verdict_of(run_dir)
     if verdict != "ENABLE":
         out.write(text(lang, "cluster.apply_not_enable", verdict=verdict or "-") + "\n")
@@ -64,3 +62,11 @@ def apply_after_check(cluster: Cluster, plan: ClusterPlan, run_dir: Path, *, lan
     on = next(a for a in plan.arms if a.arm == "on")
     apply_fields(cluster, plan.namespace, plan.name, on.fields, lang=lang, yes=yes, out=out, ask=ask)
     return 0
+
+
+def verdict_of(run_dir: Path) -> str | None:
+    """The verdict a finished check wrote (verdict.json), or None."""
+    try:
+        return str(json.loads((run_dir / "verdict.json").read_text(encoding="utf-8")).get("verdict"))
+    except (OSError, ValueError, AttributeError):
+        return None

@@ -12,12 +12,10 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
-import json
 import re
 import sys
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from typing import TextIO
 
 from advisor import lang as langs
@@ -142,10 +140,3 @@ def _restore(driver: ClusterDriver, ledger: Ledger, lang: str, say: Callable[[st
 def _stderr_line(line: str, stream: TextIO | None = None) -> None:
     print(f"spec-advisor: {line}", file=stream or sys.stderr, flush=True)
 
-
-def verdict_of(run_dir: Path) -> str | None:
-    """The verdict a finished check wrote (verdict.json), or None."""
-    try:
-        return str(json.loads((run_dir / "verdict.json").read_text(encoding="utf-8")).get("verdict"))
-    except (OSError, ValueError, AttributeError):
-        return None
