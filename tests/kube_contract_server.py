@@ -669,8 +669,8 @@ class ContractCluster:
                     return name
         raise LookupError(f"no running pod for {ns}/{service}")
 
-    def seed_demo(self, model_path: str) -> None:
-        """Model default/demo and InferenceService default/demo serving it (4 slots, --poll 0 in extraArgs)."""
+    def seed_demo(self, model_path: str, extra_args: tuple[str, ...] = ("--poll", "0")) -> None:
+        """Model default/demo and InferenceService default/demo serving it (4 slots, `extra_args`)."""
         with self._lock:
             self._create("models", "default", {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Model",
                                                "metadata": {"name": "demo"},
@@ -681,7 +681,7 @@ class ContractCluster:
                          "resources": {"cpu": "1", "memory": "1Gi"},
                          # an idle llama-server polls for work on its threads by default; --poll 0 lets the
                          # two arms of a twin share a small node (the kind of option users put in extraArgs)
-                         "extraArgs": ["--poll", "0"]}}, GROUP)
+                         "extraArgs": list(extra_args)}}, GROUP)
 
     def wait_ready(self, name: str, ns: str = "default", timeout_s: float = 120.0) -> None:
         """Block until `name` reports Ready (tests and --seed-demo)."""
