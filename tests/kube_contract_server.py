@@ -423,7 +423,8 @@ class ContractCluster:
         return 200, obj
 
     def _list(self, resource: str, ns: str | None, query: dict[str, list[str]], kind: str) -> Obj:
-        selector = (query.get("labelSelector") or [None])[0]
+        selectors = query.get("labelSelector") or []
+        selector = selectors[0] if selectors else None
         return {"kind": kind, "apiVersion": "v1", "metadata": {"resourceVersion": str(self.rv)},
                 "items": self.items(resource, ns, selector)}
 
@@ -777,10 +778,13 @@ def main(argv: list[str] | None = None) -> int:
     binary = find_llama_server(None)
     if not hasattr(binary, "path"):
         p.error(f"no llama-server: {binary}")
-    deny = frozenset(tuple(d.split(":", 1)) for d in args.deny)
+    deny = frozenset((verb, resource) for verb, _, resource in (d.partition(":") for d in args.deny))
     cluster = ContractCluster(llama_server=binary.path, port=args.port, with_spec_field=not args.no_spec_field,
-                              node_memory=args.node_memory, deny=deny)  # type: ignore[arg-type]
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+                              node_memory=args.node_memory, deny=deny)
+    def interrupted(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # SIGTERM stops the pods' servers like Ctrl-C does
+
+    signal.signal(signal.SIGTERM, interrupted)
     with cluster:
         if args.kubeconfig_out:
             args.kubeconfig_out.write_text(cluster.kubeconfig())

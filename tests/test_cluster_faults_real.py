@@ -84,7 +84,8 @@ def test_twin_that_does_not_fit_falls_back_to_windows(
         # the ON window is the user's service at a new generation (patched), its pod a new one
         assert swaps and swaps[0]["arm"] == "on" and swaps[0]["generation"] == 2
         assert cluster.snapshot() == before   # spec, labels and annotations as they were
-        assert cluster.get("inferenceservices", "default", "demo")["status"]["phase"] == "Ready"
+        served = cluster.get("inferenceservices", "default", "demo")
+        assert served is not None and served["status"]["phase"] == "Ready"
 
 
 def _tokens_predicted(cluster: ContractCluster, service: str) -> float:

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from advisor.errors import UserError
 
@@ -20,7 +20,6 @@ SERVICES = "inferenceservices"
 MODELS = "models"
 CALL_TIMEOUT_S = (5.0, 30.0)   # connect, read: a cluster API answers in milliseconds; a hung one must not hang us
 Obj = dict[str, Any]
-T = TypeVar("T")
 
 
 class ClusterError(UserError):
@@ -76,7 +75,7 @@ class Cluster:
         self.authz = client.AuthorizationV1Api(api_client)
         self._client = client
 
-    def _call(self, what: str, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    def _call(self, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         from kubernetes.client.exceptions import ApiException
         from urllib3.exceptions import HTTPError
 
