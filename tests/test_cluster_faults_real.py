@@ -154,3 +154,34 @@ def test_leftovers_of_a_crashed_check_are_undone_on_the_next_start(
         assert cluster.snapshot() == before and list(open_ledgers()) == []
         assert main(["cluster", "cleanup", "--kubeconfig", str(kubeconfig)]) == 0
         assert "no leftovers" in capsys.readouterr().out
+
+
+def test_ctrl_c_mid_check_undoes_everything(llama_binary: Any, demo_model: Path, tmp_path: Path) -> None:
+    """A real Ctrl-C (SIGINT to the command) while the A/B runs on the twin: exit 130, the twin is gone."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    with demo_cluster(llama_binary, demo_model, tmp_path) as (cluster, kubeconfig):
+        before = cluster.snapshot()
+        out = tmp_path / "run"
+        env = {**os.environ, "PYTHONPATH": str(repo)}
+        proc = subprocess.Popen([sys.executable, "-m", "advisor", "check", "--quick", "--llmkube", "default/demo",
+                                 "--kubeconfig", str(kubeconfig), "--steps", "ab", "--no-history", "--out", str(out)],
+                                cwd=repo, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            deadline = time.monotonic() + 180
+            while _tokens_predicted(cluster, "demo-sa-on") < 32 and time.monotonic() < deadline:
+                time.sleep(0.2)   # the twin is up and has answered its warm-up: the A/B is running
+            assert proc.poll() is None, proc.communicate()[1]
+            proc.send_signal(signal.SIGINT)
+            _, err = proc.communicate(timeout=180)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 130, err
+        assert "deleted default/demo-sa-on" in err and "Traceback" not in err
+        assert cluster.snapshot() == before
+        assert json.loads((out / "cluster-ledger.json").read_text())["closed"] is True

@@ -53,3 +53,44 @@ def test_with_fields_replaces_only_the_speculation_fields() -> None:
     spec = {"modelRef": "m", "replicas": 1, "extraArgs": ["--poll", "0"]}
     out = with_fields(spec, {"speculativeDecoding": {"type": "ngram-mod"}, "extraArgs": None})
     assert out == {"modelRef": "m", "replicas": 1, "speculativeDecoding": {"type": "ngram-mod"}}
+
+
+@pytest.mark.parametrize("argv", [
+    ["check", "--kubeconfig", "kc.yaml"], ["check", "--plan"], ["check", "--apply", "--yes"],
+    ["check", "--llmkube", "Default/demo", "--plan"], ["check", "--llmkube", "a/b/c", "--plan"],
+    ["check", "--llmkube", "default/demo", "--engine-url", "http://127.0.0.1:1"],
+    ["check", "--llmkube", "default/demo", "--plan", "--apply"],
+])
+def test_cluster_options_refuse_bad_combinations_before_reaching_a_cluster(
+        argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    from advisor.cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "spec-advisor:" in err and "Traceback" not in err
+
+
+def test_an_unreadable_kubeconfig_is_a_clear_error(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    from advisor.cli.main import main
+
+    missing = Path(str(tmp_path)) / "nope.yaml"
+    assert main(["check", "--llmkube", "default/demo", "--kubeconfig", str(missing), "--plan"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load" in err and "--kubeconfig" in err and "Traceback" not in err
+
+
+def test_a_cluster_that_does_not_answer_is_a_clear_error(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    from advisor.cli.main import main
+    from tests.kube_contract_server import _free_port
+
+    kubeconfig = Path(str(tmp_path)) / "kc.yaml"
+    kubeconfig.write_text(f"apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: "
+                          f"http://127.0.0.1:{_free_port()}\nusers:\n- name: u\n  user:\n    token: t\ncontexts:\n"
+                          "- name: c\n  context:\n    cluster: c\n    user: u\ncurrent-context: c\n")
+    assert main(["check", "--llmkube", "default/demo", "--kubeconfig", str(kubeconfig), "--plan"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the cluster API" in err and "Traceback" not in err

@@ -64,6 +64,18 @@ def apply_after_check(cluster: Cluster, plan: ClusterPlan, run_dir: Path, *, lan
     return 0
 
 
+def recommend(plan: ClusterPlan, run_dir: Path, *, lang: str, out: TextIO) -> None:
+    """After an ENABLE: the one merge patch that turns the measured settings on (in the form the installed CRD
+    takes), and `--apply` as the way that shows a diff and prints the rollback."""
+    if verdict_of(run_dir) != "ENABLE":
+        return
+    on = next(a for a in plan.arms if a.arm == "on")
+    patch = {"spec": merge_diff(fields_of(plan.spec), on.fields)}
+    if patch["spec"]:
+        out.write(text(lang, "cluster.recommend", service=f"{plan.namespace}/{plan.name}") + "\n    "
+                  + rollback_command(plan.namespace, plan.name, patch) + "\n")
+
+
 def verdict_of(run_dir: Path) -> str | None:
     """The verdict a finished check wrote (verdict.json), or None."""
     try:

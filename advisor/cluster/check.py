@@ -117,11 +117,13 @@ def run(args: argparse.Namespace, run_session: Callable[[object, argparse.Namesp
             code = run_session(session, args)
         finally:
             _restore(driver, ledger, lang, say)
-        if args.apply and code == 0:
-            from advisor.cluster.apply import apply_after_check
+        from advisor.cluster.apply import apply_after_check, recommend
 
+        if args.apply and code == 0:
             code = apply_after_check(cluster, driver.plan, session.run_dir, lang=lang, yes=args.yes,
                                      out=sys.stdout, ask=input)
+        elif code == 0 and not args.json:
+            recommend(driver.plan, session.run_dir, lang=lang, out=sys.stdout)
         return code
 
 

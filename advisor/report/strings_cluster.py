@@ -36,6 +36,7 @@ EN: dict[str, str] = {
     "cluster.apply_canary_hint": ("the cautious way: a ModelRouter with a weighted route sends a share of the "
                                   "traffic to a spec-on copy first"),
     "cluster.apply_not_enable": "--apply: nothing applied, the verdict is {verdict} (only an ENABLE is applied)",
+    "cluster.recommend": "to turn the measured settings on in {service} (or run the check again with --apply):",
     "cluster.cleanup_none": "no leftovers of spec-advisor in the cluster",
     "cluster.cleanup_found": "left behind: {service} ({what})",
     "cluster.cleanup_twin": "a twin",
@@ -75,6 +76,7 @@ ZH: dict[str, str] = {
     "cluster.apply_rollback": "回滚的命令：",
     "cluster.apply_canary_hint": "更稳妥的做法：用带权重路由的 ModelRouter 先把一部分流量发给开启推测解码的副本",
     "cluster.apply_not_enable": "--apply：未应用任何改动，结论是 {verdict}（只有 ENABLE 才会应用）",
+    "cluster.recommend": "在 {service} 中开启测得的设置（或加 --apply 再运行一次检查）：",
     "cluster.cleanup_none": "集群中没有 spec-advisor 的遗留对象",
     "cluster.cleanup_found": "遗留：{service}（{what}）",
     "cluster.cleanup_twin": "副本",
