@@ -78,3 +78,24 @@ def test_apply_after_a_verdict_other_than_enable_changes_nothing(
         assert apply_after_check(api, plan, run, lang="zh", yes=True, out=out, ask=lambda _: "y") == 0
         assert "未应用任何改动，结论是 SKIP" in out.getvalue()
         assert cluster.resource_versions() == versions
+
+
+def test_the_canary_is_a_weighted_model_router_beside_a_spec_on_copy(
+        llama_binary: Any, demo_model: Path, tmp_path: Path) -> None:
+    import yaml
+
+    from advisor.cluster.canary import canary_manifests
+
+    with demo_cluster(llama_binary, demo_model, tmp_path) as (cluster, kubeconfig):
+        api = Cluster(kubeconfig)
+        plan = make_plan(api, "default", "demo", spec_argv=("--spec-type", "ngram-mod"), arms="auto",
+                         spec_field=True)
+        docs = list(yaml.safe_load_all(canary_manifests(plan)))
+        copy_, router = docs
+        original = cluster.get("inferenceservices", "default", "demo")
+        assert original is not None
+        assert copy_["kind"] == "InferenceService" and copy_["metadata"]["name"] == "demo-spec-on"
+        assert copy_["spec"] == {**original["spec"], "speculativeDecoding": {"type": "ngram-mod"}}
+        assert router["kind"] == "ModelRouter" and router["spec"]["rules"][0]["route"]["strategy"] == "weighted"
+        weights = {b["inferenceServiceRef"]["name"]: b["weight"] for b in router["spec"]["backends"]}
+        assert weights == {"demo": 90, "demo-spec-on": 10}

@@ -48,7 +48,6 @@ def apply_fields(cluster: Cluster, ns: str, name: str, fields: dict[str, Any], *
     out.write(text(lang, "cluster.apply_done", service=f"{ns}/{name}",
                    generation=patched["metadata"].get("generation")) + "\n")
     out.write(text(lang, "cluster.apply_rollback") + "\n    " + rollback_command(ns, name, rollback) + "\n")
-    out.write(text(lang, "cluster.apply_canary_hint") + "\n")
     return rollback
 
 
@@ -60,8 +59,19 @@ def apply_after_check(cluster: Cluster, plan: ClusterPlan, run_dir: Path, *, lan
         out.write(text(lang, "cluster.apply_not_enable", verdict=verdict or "-") + "\n")
         return 0
     on = next(a for a in plan.arms if a.arm == "on")
+    _offer_canary(plan, run_dir, lang, out)
     apply_fields(cluster, plan.namespace, plan.name, on.fields, lang=lang, yes=yes, out=out, ask=ask)
     return 0
+
+
+def _offer_canary(plan: ClusterPlan, run_dir: Path, lang: str, out: TextIO) -> None:
+    from advisor.cluster.canary import write_canary
+
+    try:
+        path = write_canary(plan, run_dir)
+    except OSError:
+        return  # the run folder is not writable any more: the patch is still offered
+    out.write(text(lang, "cluster.canary_written", path=str(path)) + "\n")
 
 
 def recommend(plan: ClusterPlan, run_dir: Path, *, lang: str, out: TextIO) -> None:
@@ -74,6 +84,7 @@ def recommend(plan: ClusterPlan, run_dir: Path, *, lang: str, out: TextIO) -> No
     if patch["spec"]:
         out.write(text(lang, "cluster.recommend", service=f"{plan.namespace}/{plan.name}") + "\n    "
                   + rollback_command(plan.namespace, plan.name, patch) + "\n")
+        _offer_canary(plan, run_dir, lang, out)
 
 
 def verdict_of(run_dir: Path) -> str | None:
