@@ -27,6 +27,7 @@ from bench import (
     arms,
     calibration,
     cli_time,
+    cluster,
     cpu_overhead,
     faults,
     gui_figures,
@@ -67,7 +68,7 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
 
 
 STAGES = ("probe_time", "ram_bandwidth", "cli_time", "calibration", "tok_s_accuracy", "cpu_overhead", "peer",
-          "hostile", "sim_ab", "gui", "faults", "quick_check", "pool_effect", "tuner", "arms")
+          "hostile", "sim_ab", "gui", "faults", "quick_check", "pool_effect", "tuner", "arms", "cluster")
 
 
 def previous_results(js: Path) -> dict[str, Any]:
@@ -107,10 +108,10 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     results |= _stage("faults", faults.measure, faults.KEYS)
-    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS, *arms.KEYS)
+    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS, *arms.KEYS, *cluster.KEYS)
     if skip_slow:
-        note = ("skipped: --skip-slow leaves out the quick checks, the pool effect, the tuner against a sweep and "
-                "single against dual arms")
+        note = ("skipped: --skip-slow leaves out the quick checks, the pool effect, the tuner against a sweep, "
+                "single against dual arms and the cluster check against a local one")
         for key in slow_keys:
             results[key], results[f"{key}_note"] = None, note
     else:
@@ -118,6 +119,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
         results |= _stage("pool_effect", pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM))
         results |= _stage("tuner", tuner.measure, tuner.KEYS)
         results |= _stage("arms", arms.measure, arms.KEYS)
+        results |= _stage("cluster", cluster.measure, cluster.KEYS)
     return results
 
 
@@ -136,7 +138,8 @@ def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_t
         "faults": (faults.measure, faults.KEYS),
         "quick_check": (lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS),
         "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
-        "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS)}
+        "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS),
+        "cluster": (cluster.measure, cluster.KEYS)}
     for name in STAGES:
         if name in only:
             fn, keys = stages[name]

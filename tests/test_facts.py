@@ -131,3 +131,14 @@ def test_facts_file_not_json(tmp_path: Path) -> None:
     path.write_text("{nope")
     with pytest.raises(UserError, match="not valid JSON"):
         load_facts_file(path)
+
+
+def test_signed_ab_effects_may_be_negative() -> None:
+    """A machine that got faster during the A/B (drift < 0) or ON-first pairs that were faster (order effect < 0)
+    are measurements, not impossible values (seen on a cluster check: ab.drift = -0.141)."""
+    from advisor.facts.checks import check_facts
+
+    facts = check_facts({"ab.drift": -0.141, "ab.order_effect": -0.03})
+    assert facts["ab.drift"] == -0.141 and facts["ab.order_effect"] == -0.03
+    with pytest.raises(UserError):
+        check_facts({"ab.arm_outlier_pairs": -1})

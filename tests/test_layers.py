@@ -21,11 +21,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first
                      "termsafe", "text", "userfile")),
     ("shared", ("core", "workloads", "owned")),
     ("records", ("ab", "evidence", "events", "jsonout", "history")),
-    ("models", ("perf", "recommend", "tune")),
+    ("models", ("perf", "recommend", "deploy", "tune")),
     ("measuring", ("arms", "steps", "demo")),
     ("judging", ("facts", "decide")),
-    ("orchestrating", ("run",)),
-    ("presenting", ("report", "deploy")),
+    ("orchestrating", ("run", "cluster")),
+    ("presenting", ("report",)),
     ("interface", ("cli", "__main__")),
 )
 LEVEL: dict[str, int] = {unit: i for i, (_, units) in enumerate(LAYERS) for unit in units}

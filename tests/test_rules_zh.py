@@ -20,7 +20,7 @@ from advisor.decide.verdict import decide, verdict_to_json
 from advisor.events import Progress
 from advisor.lang import from_locale_names, system_language
 from advisor.report.strings import progress_text, verdict_lines
-from advisor.text import strings_cli, strings_progress
+from advisor.text import strings_cli, strings_cluster, strings_progress
 from tests.test_rules_cases import ALL_CASES, _flatten
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -78,7 +78,7 @@ def test_every_verdict_reads_in_chinese(rule_id: str, case: dict[str, object]) -
         assert verdict_lines(v, key, "zh") == zh and verdict_lines(v, key, "en") == english
 
 
-@pytest.mark.parametrize("table", [strings_cli, strings_progress], ids=["cli", "progress"])
+@pytest.mark.parametrize("table", [strings_cli, strings_progress, strings_cluster], ids=["cli", "progress", "cluster"])
 def test_cli_tables_have_the_same_keys_and_placeholders(table: Any) -> None:
     assert table.EN.keys() == table.ZH.keys()
     for key, english in table.EN.items():

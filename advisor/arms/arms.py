@@ -3,9 +3,11 @@
 Side by side (`dual`): both managed servers run for the whole check, so A/B order can be counterbalanced per
 prompt. Single-resident (`single`): one copy of the target at a time, for a home GPU whose VRAM holds the model
 once; asking for an arm that is not resident stops the other server and starts this one (a *swap*: a model
-load, timed). Attached arms are the user's servers, used as configured. Steps never start or stop servers
-themselves: they ask for an arm (`Arms.use`) or for a fresh ON server (`Arms.restart`), and this layer
-decides how, records every start and stop (`ServerSpan`) and every restart (`ServerRestart`).
+load, timed). Attached arms are the user's servers, used as configured; a remote arm (a cluster's pod,
+advisor/arms/remote.py) is attached too but restarts like a managed one, through its orchestrator. Steps
+never start or stop servers themselves: they ask for an arm (`Arms.use`) or for a fresh ON server
+(`Arms.restart`), and this layer decides how, records every start and stop (`ServerSpan`) and every
+restart (`ServerRestart`).
 """
 
 from __future__ import annotations
@@ -17,8 +19,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
+from advisor.arms.remote import RemoteServer
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.evidence.arms import ArmsMode, ArmsPlan, RestartReason, ServerRestart, ServerSpan
+from advisor.evidence.cluster import ClusterRecord
 from advisor.evidence.draft import DraftSetup
 from advisor.evidence.placement import Placement
 from advisor.recommend.llamacpp import draft_cap, effective_params
@@ -44,6 +48,12 @@ class Arm:
     # servers found dead when a restart came to stop them (exit status, log): a restart mid-step must not
     # hide a crash from the check after the step (advisor/run/faults.py)
     crashed: list[tuple[int, Path]] = field(default_factory=list)
+    remote: RemoteServer | None = None  # an orchestrated server that restarts through its orchestrator
+
+    @property
+    def restartable(self) -> bool:
+        """True when a phase can get a fresh server for this arm (managed, or remote)."""
+        return self.server is not None or self.remote is not None
 
     @property
     def managed(self) -> bool:
@@ -52,7 +62,9 @@ class Arm:
 
     @property
     def resident(self) -> bool:
-        """True when this arm's server is running (attached arms always are)."""
+        """True when this arm's server is running (attached arms always are; a remote one when it is live)."""
+        if self.remote is not None:
+            return self.remote.live
         return self.server is None or self.server.running
 
     @property
@@ -80,6 +92,7 @@ class Arms:
     # where each arm's latest server put the target, read from its load log at start (llama.cpp's --fit sizes
     # every start by the memory free then, so a later start may place it differently)
     placements: dict[str, Placement] = field(default_factory=dict)
+    cluster: Callable[[], ClusterRecord] | None = None   # a cluster check: its record so far, for the evidence
 
     @property
     def single(self) -> bool:
@@ -105,6 +118,8 @@ class Arms:
         given (the tuner's probes and its choice) else as before; seconds taken, model load included. In
         single-resident mode the other arm's server stops first, so two copies never overlap."""
         arm = self.arm(name)
+        if arm is not None and arm.server is None and arm.remote is not None:
+            return self._restart_remote(arm, phase, reason)
         if arm is None or arm.server is None:
             return 0.0
         t0 = time.monotonic()
@@ -120,6 +135,23 @@ class Arms:
         self._start(arm, phase)
         seconds = time.monotonic() - t0
         restart = ServerRestart(name, phase, arm.generation, round(seconds, 3), reason)
+        self.restarts.append(restart)
+        if self.listener is not None:
+            self.listener(restart)
+        return seconds
+
+    def _restart_remote(self, arm: Arm, phase: str, reason: RestartReason) -> float:
+        """A remote arm's fresh server (a new pod), reached at the address it has then."""
+        assert arm.remote is not None
+        t0 = time.monotonic()
+        url = arm.remote.restart(phase, reason)
+        close = getattr(arm.adapter, "close", None)
+        if callable(close):
+            close()
+        arm.adapter = LlamaCppAdapter(url)
+        arm.generation += 1
+        seconds = time.monotonic() - t0
+        restart = ServerRestart(arm.name, phase, arm.generation, round(seconds, 3), reason)
         self.restarts.append(restart)
         if self.listener is not None:
             self.listener(restart)

@@ -81,6 +81,19 @@ def configure(p: argparse.ArgumentParser) -> None:
     add_api_key_options(p)
     p.add_argument("--no-tune", action="store_true",
                    help="measure the method at the engine's default draft length instead of choosing the best")
+    p.add_argument("--llmkube", metavar="NAMESPACE/NAME",
+                   help="measure an LLMKube InferenceService on your cluster (a twin or sequential windows; every "
+                        "change undone at the end)")
+    p.add_argument("--kubeconfig", type=Path, metavar="FILE",
+                   help="with --llmkube: the kubeconfig (default: KUBECONFIG or ~/.kube/config, as kubectl)")
+    p.add_argument("--context", metavar="NAME", help="with --llmkube: the kubeconfig context (default: its current)")
+    p.add_argument("--plan", action="store_true",
+                   help="with --llmkube: print what would be created or patched and the RBAC needed; change nothing")
+    p.add_argument("--apply", action="store_true",
+                   help="with --llmkube: after an ENABLE, patch the service's speculation fields (diff, confirm)")
+    p.add_argument("--yes", action="store_true", help="with --apply: do not ask for confirmation")
+    p.add_argument("--rollout-timeout", type=float, metavar="SECONDS",
+                   help="with --llmkube: the longest wait for a pod to become Ready (default 300)")
     p.add_argument("server_args", nargs="*", metavar="-- LLAMA_SERVER_ARGS",
                    help="after --: your own llama-server options (-ngl, -c, -fa, -ctk, -t, …) for both arms")
 
@@ -232,6 +245,13 @@ def _engine_gate(args: argparse.Namespace, config: CheckConfig) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
+    if getattr(args, "llmkube", None):
+        from advisor.cli.cluster_check import run as run_cluster
+
+        return run_cluster(args, _run_session, config_from_args)  # type: ignore[arg-type]
+    for flag in ("kubeconfig", "context", "plan", "apply", "yes", "rollout_timeout"):
+        if getattr(args, flag, None):
+            raise UserError(f"--{flag.replace('_', '-')} goes with --llmkube NAMESPACE/NAME")
     with contextlib.ExitStack() as stack:
         store = None if args.no_history else stack.enter_context(RunStore())
         if args.resume is not None:  # `--resume ""` too: refused there, never a new check

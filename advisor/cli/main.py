@@ -48,6 +48,8 @@ class _Parser(argparse.ArgumentParser):
 # `check` pulls in the session, numpy, httpx and gguf, which `decide` or `--help` must not pay for.
 COMMANDS: dict[str, Command] = {
     "check": Command("advisor.cli.check", "measure speculative decoding on this machine and give a verdict"),
+    "cluster": Command("advisor.cli.cluster", "cluster cleanup: list and remove what a `check --llmkube` left "
+                                              "behind (twins, patched services)"),
     "decide": Command("advisor.cli.decide", "decide from a run folder, an evidence.json or --facts FILE.json; "
                                             "prints verdict, flags and trace"),
     "gui": Command("advisor.cli.gui", "open the desktop app (default when no command is given)"),

@@ -1,4 +1,5 @@
-"""Recommendations in the form people deploy: plain flags, LLMKube extraArgs, docker run, compose, systemd.
+"""Recommendations in the form people deploy: plain flags, LLMKube (speculativeDecoding or extraArgs), docker run,
+compose, systemd.
 
 For the report and the GUI (nothing here imports Qt)::
 

@@ -185,3 +185,37 @@ def _patch_manifest(req: DeployRequest, manifest: str, notes: list[str]) -> str:
     rewritten = _rewrite(text, _spec_node(docs[target]), args, newline)
     _verify([d.value for d in docs], rewritten, target, args)
     return newline.join(lines) + newline + rewritten
+
+
+def render_for_crd(req: DeployRequest, *, spec_field: bool) -> str:
+    """The recommendation for the operator that is installed: `spec.speculativeDecoding` where its CRD has the
+    field (recent LLMKube), `spec.extraArgs` where it does not (`render`)."""
+    return _spec_patch(req) if spec_field else render(req)
+
+
+def _spec_patch(req: DeployRequest) -> str:
+    """A merge patch of `spec.speculativeDecoding` (flags with no field in the block go to extraArgs)."""
+    from advisor.deploy.llmkube_spec import DRAFT_MODEL_REF_PLACEHOLDER, speculative_block
+
+    if req.engine != LLAMACPP:
+        raise DeployError("spec.speculativeDecoding configures LLMKube's llama.cpp runtime only, not "
+                          f"{req.engine}", hint="use --format-flags llmkube (extraArgs)")
+    parsed = speculative_block(req.spec_argv)
+    lines = header(req)
+    if parsed.block is None:
+        lines += ["# spec-advisor: leave speculation off: remove spec.speculativeDecoding (and any --spec-* in "
+                  "spec.extraArgs)",
+                  "# spec-advisor: kubectl patch inferenceservice NAME --type merge -p "
+                  "'{\"spec\":{\"speculativeDecoding\":null}}'"]
+        return "\n".join(lines) + "\n"
+    if parsed.draft_model is not None:
+        lines.append(f"# spec-advisor: draftModelRef names a Model CR holding the draft ({parsed.draft_model}); "
+                     f"create it and replace {DRAFT_MODEL_REF_PLACEHOLDER}")
+    patch: dict[str, object] = {"speculativeDecoding": parsed.block}
+    if parsed.leftover:
+        lines.append("# spec-advisor: these flags have no field in spec.speculativeDecoding and go to "
+                     "spec.extraArgs (a merge patch replaces the whole list): " + " ".join(parsed.leftover))
+        patch["extraArgs"] = list(parsed.leftover)
+    lines.append("# spec-advisor: apply with kubectl patch inferenceservice NAME --type merge --patch-file FILE")
+    lines += yaml_emit.emit({"spec": patch})
+    return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeVar
 
 from advisor.config import Budget, CheckConfig
 from advisor.evidence.arms import ArmsPlan, ServerRestart, ServerSpan
+from advisor.evidence.cluster import ClusterRecord
 from advisor.evidence.draft import DraftSetup
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.placement import Placement
@@ -198,6 +199,7 @@ class Evidence:
     telemetry: SamplerSummary | None = None
     reconciliation: Reconciliation | None = None
     tuner: TunerSummary | None = None    # the tuner's choice beside the A/B that measured it
+    cluster: ClusterRecord | None = None  # `check --llmkube`: the InferenceServices measured and every rollout
     # Prompt texts by id, only when the user asked to keep them (`check --keep-prompts`): they may be private.
     prompts: Mapping[str, str] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION

@@ -150,5 +150,5 @@ MEANINGS_ZH: dict[str, str] = {
 # Units as a Chinese reader sees them; the rest (GB/s, tok/s, GiB, %, 0..1) read the same in both languages.
 UNITS_ZH: dict[str, str] = {
     "tokens": "token", "requests": "个请求", "rounds": "轮", "pairs": "对", "layers": "层", "ratio": "比值",
-    "1e9 params": "十亿参数",
+    "1e9 params": "十亿参数", "±fraction": "±比例",
 }

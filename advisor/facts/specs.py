@@ -161,9 +161,9 @@ _SPECS: tuple[FactSpec, ...] = (
        "step ab"),
     _s("ab.lossy_at", "str", "", "where speculation changed a token the model was sure of: prompt, token index, "
        "OFF's token and its probability, what the speculating arm wrote", "step ab"),
-    _s("ab.drift", "float", "0..1", "OFF ms/token change over the A/B's pairs from a log-linear fit (0.1: 10% "
+    _s("ab.drift", "float", "±fraction", "OFF ms/token change over the A/B's pairs from a log-linear fit (0.1: 10% "
        "slower by the end)", "step ab"),
-    _s("ab.order_effect", "float", "0..1", "how much faster pairs that ran ON second were than ON-first pairs "
+    _s("ab.order_effect", "float", "±fraction", "how much faster pairs that ran ON second were than ON-first pairs "
        "(0.03: 3%)", "step ab"),
     _s("ab.arm_outlier_pairs", "int", "pairs", "pairs with an outlier in one arm only (modified z-score beyond "
        "policy.ab.outlier_z)", "step ab"),

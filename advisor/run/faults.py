@@ -1,4 +1,5 @@
-"""A managed server that died during a step: the step is failed with that reason, and the run stops there.
+"""A managed server that died during a step (or a cluster pod replaced or restarted under it): the step is
+failed with that reason, and the run stops there.
 
 Without this a SIGKILLed server read as success: every request to it failed, but the batch step counted its
 failures and ended "done", and the A/B stopped on a failure streak as if the budget had run out.
@@ -44,6 +45,9 @@ def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> str 
             found.append((code, server.log_path))
         dead += [f"the {_ARM_NAMES.get(arm.name, arm.name)} llama-server stopped during the {step} step "
                  f"({_how(code)}; its log: {log})" for code, log in found[:1]]
+        if arm.remote is not None and (lost := arm.remote.lost()) is not None:
+            # a cluster restarts a crashed container by itself: the step measured two servers, not one
+            dead.append(f"the {_ARM_NAMES.get(arm.name, arm.name)} server changed during the {step} step ({lost})")
     return "; ".join(dead) + "; the run ended there" if dead else None
 
 

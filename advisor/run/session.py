@@ -60,9 +60,12 @@ class Session:
 
     def __init__(self, config: CheckConfig, subscribers: Iterable[Subscriber] = (),
                  run_dir: Path | None = None, store: RunStore | None = None, resume_run_id: str | None = None,
-                 rules: RuleSet | None = None, lang: str = "en") -> None:
+                 rules: RuleSet | None = None, lang: str = "en",
+                 arms_factory: Callable[[CheckConfig, Path], Arms] | None = None) -> None:
         self.config = config
         self.lang = lang                     # of the messages the session itself words (a refused resume)
+        # who sets up the arms instead of `start_managed`/`attach` (a cluster check: advisor/cli/cluster_check.py)
+        self.arms_factory = arms_factory
         self.subscribers = list(subscribers)
         self.store = store
         self.resume_run_id = resume_run_id
@@ -216,7 +219,9 @@ class Session:
     def _start(self) -> Arms:
         cfg = self.config
         log_dir = self.run_dir / "logs"
-        if cfg.mode == "managed":
+        if self.arms_factory is not None:
+            arms = self.arms_factory(cfg, log_dir)
+        elif cfg.mode == "managed":
             arms = start_managed(cfg, log_dir, margin_gib=self.policy.arms.dual_margin_gib,
                                  draft_headroom_gib=self.policy.arms.draft_headroom_gib)
         else:
@@ -329,7 +334,7 @@ class Session:
         with GpuSampler() as sampler:
             ctx = StepContext(config=self.config, arms=arms, environment=self.evidence.environment,
                               workload=plan, policy=rules.policy, cancel=self.cancel_flag, sampler=sampler,
-                              unmeasured_on=arms.on.generation if arms.on is not None and arms.on.managed else None)
+                              unmeasured_on=arms.on.generation if arms.on is not None and arms.on.restartable else None)
             try:
                 self._steps_loop(ctx)
             finally:
@@ -378,7 +383,7 @@ class Session:
         """Every restart and every server's start, load and stop so far, into the evidence."""
         environment = replace(self.evidence.environment, placement=dict(arms.placements))
         self.evidence = replace(self.evidence, restarts=tuple(arms.restarts), servers=tuple(arms.spans),
-                                environment=environment)
+                                environment=environment, cluster=arms.cluster() if arms.cluster else None)
 
     def _run_one(self, step: Step, ctx: StepContext) -> StepDone:
         t0 = time.monotonic()

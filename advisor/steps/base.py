@@ -92,6 +92,13 @@ class StepContext:
                 self.arms.restart("on", phase, config, reason="config")
             elif fresh and unmeasured != arm.generation:
                 self.arms.restart("on", phase, reason="fresh")
+        elif arm.remote is not None:  # a cluster's pod: a new pod is a clean pool (advisor/arms/remote.py)
+            fresh = self.config.fresh_pool
+            if not arm.resident:
+                self.arms.restart("on", phase, reason="swap")
+                fresh = True
+            elif fresh and unmeasured != arm.generation:
+                self.arms.restart("on", phase, reason="fresh")
         self.warm(arm.adapter)
         if hand_over and fresh:
             self.handed_over_on = arm.generation

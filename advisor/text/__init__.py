@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from advisor.text import (
     strings_cli,
+    strings_cluster,
     strings_en,
     strings_owned,
     strings_progress,
@@ -32,6 +33,8 @@ TABLES["en"].update(strings_refusals.EN)  # what `check` refuses before it start
 TABLES["zh"].update(strings_refusals.ZH)
 TABLES["en"].update(strings_owned.EN)  # what is never overwritten, --resume, runs that stop on a wrong arm
 TABLES["zh"].update(strings_owned.ZH)
+TABLES["en"].update(strings_cluster.EN)  # what a cluster check says (advisor/cluster/)
+TABLES["zh"].update(strings_cluster.ZH)
 _EN = TABLES["en"]
 
 
