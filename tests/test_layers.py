@@ -18,8 +18,8 @@ ADVISOR = ROOT / "advisor"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first
     ("foundations", ("__init__", "atomic", "config", "errors", "lang", "methods", "paths", "redact", "stats",
-                     "termsafe", "text", "userfile")),
-    ("shared", ("core", "workloads", "owned")),
+                     "termsafe", "userfile")),
+    ("shared", ("core", "text", "workloads", "owned")),
     ("records", ("ab", "evidence", "events", "jsonout", "history")),
     ("models", ("perf", "recommend", "deploy", "tune")),
     ("measuring", ("arms", "steps", "demo")),

@@ -70,3 +70,44 @@ def test_the_scan_sees_a_copy(tmp_path: Path) -> None:
     found = [(n, v) for n, v, line in _numbers(bad)
              if v in ALWAYS or (v in IN_CONTEXT and any(w in line for w in IN_CONTEXT[v]))]
     assert found == [(1, 1.02), (2, 0.5)]
+
+
+# An interval's level written into a sentence ("95% CI", "95% 置信区间") would not move when the policy's level does:
+# sentences name it with a placeholder ({ci}, {batch_ci}, {acc_ci} in advisor/text; {policy.ab.ci_level:.0%} in rule
+# texts), filled from the run's own level or the policy.
+LEVEL_IN_WORDS = __import__("re").compile(r"\d+(\.\d+)?\s*%\s*(CI|CIs|confidence|置信)")
+
+
+def _string_tokens(path: Path) -> list[tuple[int, str]]:
+    text = path.read_text(encoding="utf-8")
+    return [(tok.start[0], tok.string) for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+            if tok.type == tokenize.STRING or getattr(tokenize, "FSTRING_MIDDLE", -1) == tok.type]
+
+
+@pytest.mark.parametrize("path", [p for pkg in SHIPPED for p in sorted((ROOT / pkg).rglob("*.py"))],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_interval_level_written_into_a_string(path: Path) -> None:
+    bad = [f"{path.name}:{line}: {s[:80]}" for line, s in _string_tokens(path) if LEVEL_IN_WORDS.search(s)
+           and not s.lstrip("rbuf").startswith(('"""', "'''"))]  # docstrings describe, they are not said
+    assert not bad, "a level written as a number: " + "; ".join(bad)
+
+
+def test_no_interval_level_written_into_a_rule_text() -> None:
+    import tomllib
+
+    def texts(node: object) -> list[str]:
+        if isinstance(node, dict):
+            return [t for k, v in node.items() for t in (texts(v) if not isinstance(v, str) else
+                                                          [v] if k.startswith(("because", "text", "warning")) else [])]
+        if isinstance(node, list):
+            return [t for v in node for t in texts(v)]
+        return []
+
+    bad = [f"{p.name}: {t[:80]}" for p in sorted((ROOT / "rules").glob("*.toml"))
+           for t in texts(tomllib.loads(p.read_text(encoding="utf-8"))) if LEVEL_IN_WORDS.search(t)]
+    assert not bad, "; ".join(bad)
+
+
+def test_the_level_scan_sees_a_copy() -> None:
+    assert LEVEL_IN_WORDS.search("Measured 1.3× (95% CI 1.2–1.4)") and LEVEL_IN_WORDS.search("95% 置信区间")
+    assert not LEVEL_IN_WORDS.search("{ci} CI 1.2–1.4") and not LEVEL_IN_WORDS.search("30% of replies")

@@ -64,7 +64,7 @@ def test_model_shape(report: dict[str, Any]) -> None:
     assert report["report_schema_version"] == REPORT_SCHEMA_VERSION
     assert report["run_id"] == "20261129T120000Z-abcdef12" and report["created_utc"] == CREATED
     assert report["headline"] == {"source": "measured", "speedup": 1.18, "ci_low": 1.11, "ci_high": 1.25,
-                                  "n_prompts": 24.0}
+                                  "n_prompts": 24.0, "level": None}
     assert [s["id"] for s in report["steps"]] == ["baseline", "acceptance", "verify", "batch", "ab"]
     charts = {c["id"]: c for s in report["steps"] for c in s["charts"]}
     assert set(charts) == {"decode", "acceptance", "canary", "verify", "batch", "ab"}

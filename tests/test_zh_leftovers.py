@@ -33,8 +33,10 @@ FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "demo-quick"
 # Names the decision trace shows as the rule files spell them (`spec-advisor rules` lists each), the operators
 # of their conditions, and the GPU probe's status codes beside its reason: looked up, not read as words.
 _RULES = load_rules()
+_VALUES = [c.value for f in _RULES.files.values() for b in f.branches for c in b.conditions]
 NAMES = frozenset({*_RULES.files, *(b.id for f in _RULES.files.values() for b in f.branches), *OPS,
-                   *get_args(GpuStatus)})
+                   *get_args(GpuStatus), *(v for v in _VALUES if isinstance(v, str)),  # e.g. a guard a rule names
+                   *(x for v in _VALUES if isinstance(v, list) for x in v if isinstance(x, str))})
 
 
 @pytest.fixture

@@ -21,6 +21,9 @@ NAMES = frozenset({
     "Windows", "Qt", "PATH", "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "offscreen", "env", "Hugging", "Face",
     "SmolLM2", "SmolLM2-135M", "Gemma", "Markdown", "Noto", "Sans", "CJK", "A/B", "INCONCLUSIVE", "ENABLE", "SKIP",
     "Welch", "Pocock",
+    # Kubernetes and LLMKube kinds and tools, as their APIs spell them
+    "Kubernetes", "Pod", "Pods", "Service", "Services", "InferenceService", "ModelRouter", "Model", "Role",
+    "RoleBinding", "kubeconfig", "kubectl", "CRD", "RBAC",
     "Clopper", "Pearson", "pyperf", "MLPerf", "STREAM", "LRU", "ngram", "n-gram", "draft", "SSE", "HTTP", "TCP",
     "ms", "p50", "p99", "script", "report-data", "check", "single", "dual", "auto", "none", "plain",
 })

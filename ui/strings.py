@@ -157,7 +157,7 @@ EN: dict[str, str] = {
     "bottleneck.overhead": "overhead-bound",
     "series.pair": "per pair",
     "series.running": "running estimate",
-    "series.ci": "95% CI",
+    "series.ci": "{ci} CI",
     "series.bounds": "decision line {value:.2f}×",
     "series.util": "GPU util %",
     "series.membusy": "memory busy %",
@@ -168,7 +168,7 @@ EN: dict[str, str] = {
     "verdict.word_SKIP": "Leave speculative decoding off",
     "verdict.word_INCONCLUSIVE": "No firm answer yet: leave it as it is",
     "verdict.none": "No verdict: nothing was measured.",
-    "verdict.speedup_ci": "Expected speedup {s} (95% CI {lo} – {hi}, {n} prompt pairs)",
+    "verdict.speedup_ci": "Expected speedup {s} ({ci} CI {lo} – {hi}, {n} prompt pairs)",
     "verdict.speedup": "Expected speedup {s}",
     "verdict.predicted": "Predicted speedup {s} (perf model, not an A/B measurement)",
     "verdict.no_speedup": "No speedup estimate",
@@ -369,7 +369,7 @@ ZH: dict[str, str] = {
     "bottleneck.overhead": "受限于固定开销",
     "series.pair": "每对",
     "series.running": "累计估计",
-    "series.ci": "95% 置信区间",
+    "series.ci": "{ci} 置信区间",
     "series.bounds": "判定线 {value:.2f}×",
     "series.util": "显卡利用率 %",
     "series.membusy": "显存忙碌 %",
@@ -380,7 +380,7 @@ ZH: dict[str, str] = {
     "verdict.word_SKIP": "不要开启推测解码",
     "verdict.word_INCONCLUSIVE": "还没有明确答案：暂时保持现状",
     "verdict.none": "没有结论：没有任何测量。",
-    "verdict.speedup_ci": "预期加速 {s}（95% 置信区间 {lo} – {hi}，{n} 对提示词）",
+    "verdict.speedup_ci": "预期加速 {s}（{ci} 置信区间 {lo} – {hi}，{n} 对提示词）",
     "verdict.speedup": "预期加速 {s}",
     "verdict.predicted": "预测加速 {s}（性能模型，并非 A/B 实测）",
     "verdict.no_speedup": "没有加速估计",
@@ -454,4 +454,9 @@ def language() -> Lang:
 def tr(key: str, **values: Any) -> str:
     """The UI string `key` in the current language, with `values` filled in (English if the key is missing)."""
     template = TABLES[_current[0]].get(key) or EN.get(key) or key
+    if "{ci}" in template and "ci" not in values:  # the A/B's level, as the policy sets it
+        from advisor.core.policy import default_policy
+        from advisor.text import percent
+
+        values = {**values, "ci": percent(default_policy().ab.ci_level)}
     return template.format(**values) if values else template

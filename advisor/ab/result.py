@@ -11,6 +11,7 @@ from advisor.ab.guards import failed_names, noise_notes, tally
 from advisor.ab.sequential import CODE_TO_DECISION, LookStats
 from advisor.ab.types import ABDecision, Decision, PairResult, is_counted
 from advisor.core.ab_policy import ABPolicy
+from advisor.text import percent
 
 
 def _arm_percentiles(counted: Sequence[PairResult]) -> tuple[float | None, ...]:
@@ -34,7 +35,7 @@ def _reasons(
     if s is None:
         return [f"{n} complete pairs so far; the first look is at {policy.looks[0]} pairs."]
     g, lo, hi = (math.exp(float(v[0])) for v in (s.mean_d, s.ci_low_d, s.ci_high_d))
-    est = f"{g:.3f}× (95% CI {lo:.3f}–{hi:.3f}) over {n} prompts"
+    est = f"{g:.3f}× ({percent(policy.ci_level)} CI {lo:.3f}–{hi:.3f}) over {n} prompts"
     failed = failed_names(guards)
     if decision is Decision.ENABLE:
         return [f"Speculative decoding is faster here: {est}, clearly above the {bar} worthwhile margin "

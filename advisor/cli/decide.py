@@ -104,8 +104,10 @@ def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
     actual = text(lang, "decide.actual")
     for c in rows:
         expected = "" if c.op in UNARY_OPS else f" {c.expected!r}"
+        # a yes/no fact reads as a word in the reader's language; numbers and strings as the check saw them
+        seen = text(lang, f"value.{'yes' if c.actual else 'no'}") if isinstance(c.actual, bool) else repr(c.actual)
         print(f"  [{trace_word(c.outcome, c.leads_to, lang):24}] {c.rule}/{c.branch}: {c.fact} {c.op}{expected} "
-              f"({actual} {c.actual!r})")
+              f"({actual} {seen})")
 
 
 def trace_word(outcome: str, leads_to: str, lang: str = "en") -> str:

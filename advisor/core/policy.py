@@ -72,9 +72,10 @@ class PreflightPolicy:
 
 @dataclass(frozen=True, slots=True)
 class AcceptancePolicy:
-    """Warnings of the acceptance step."""
+    """Warnings of the acceptance step, and the level of its per-category intervals (0..1)."""
 
     low_rate_warning: float
+    ci_level: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +179,8 @@ _RANGES: dict[str, tuple[float, float]] = {
     "canary.max_repeat_inflation": (1.0, 100.0), "baseline.max_cv_pct": (0.0, 1000.0),
     "bottleneck.memory_bound_mbu": (0.0, 1.0), "bottleneck.small_model_gb": (0.0, 10_000.0),
     "preflight.max_load_per_core": (0.0, 100.0), "preflight.min_free_vram_gib": (0.0, 10_000.0),
-    "acceptance.low_rate_warning": (0.0, 1.0), "reconcile.model_mismatch_factor": (1.0, 100.0),
+    "acceptance.low_rate_warning": (0.0, 1.0), "acceptance.ci_level": (0.6, 0.999),
+    "reconcile.model_mismatch_factor": (1.0, 100.0),
     "tuner.k_tie_margin": (0.0, 0.5), "tuner.method_tie_margin": (0.0, 0.5),
     "tuner.max_prediction_error": (0.0, 10.0), "tuner.overhead_alpha": (0.0001, 0.5),
     "arms.dual_margin_gib": (0.0, 10_000.0), "arms.draft_headroom_gib": (0.0, 10_000.0),

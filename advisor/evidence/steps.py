@@ -203,6 +203,7 @@ class AcceptanceEvidence:
     canary: CanaryEvidence | None = None
     repeat_inflation: float | None = None
     pool: PoolState | None = None
+    ci_level: float | None = None                 # level of the rate intervals (policy.acceptance.ci_level)
 
 
 @dataclass(frozen=True, slots=True)

@@ -60,7 +60,7 @@ def _decision(facts: Mapping[str, object], origin: str) -> None:
         for name in ("ab.speedup", "ab.ci_low", "ab.ci_high"):
             if facts.get(name) is None:
                 raise FactsError(f"{origin}: 'ab.decision' is {decision} but '{name}' is missing or null; an A/B "
-                                 "decision comes with its measured speedup and 95% CI")
+                                 "decision comes with its measured speedup and its CI")
     worthwhile = 1.0 + default_policy().ab.margin
     if decision == "SKIP" and ci_low is not None and ci_low > worthwhile:
         raise FactsError(f"{origin}: 'ab.decision' is SKIP but the whole CI (from {ci_low:g}"

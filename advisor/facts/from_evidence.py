@@ -210,7 +210,8 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
         out["spec.argv"] = shlex.join(ab.on_argv)
         if ab.on_params:
             out["spec.settings"] = settings_text(ab.on_argv, ab.on_params)
-    for key in ("speedup", "ci_low", "ci_high", "outputs_match_rate", "early_divergence_rate", "early_divergence_low"):
+    for key in ("speedup", "ci_low", "ci_high", "ci_level", "outputs_match_rate", "early_divergence_rate",
+                "early_divergence_low"):
         _put(out, f"ab.{key}", getattr(ab, key))
     out["ab.n_prompts"] = ab.n_prompts
     out["ab.decision"] = ab.decision

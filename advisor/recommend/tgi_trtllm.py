@@ -15,6 +15,8 @@ from collections.abc import Mapping
 
 import advisor.recommend.yaml_emit as yaml_emit
 from advisor import methods
+from advisor.core.policy import default_policy
+from advisor.text import percent
 
 TGI_NO_COUNTS = ("TGI reports no drafted/accepted token counts (not in /info, responses or /metrics), so "
                  "acceptance rate and mean acceptance length cannot be measured here; only the end-to-end "
@@ -31,7 +33,9 @@ def measured(facts: Mapping[str, object]) -> list[str]:
     speed, low, high = facts.get("ab.speedup"), facts.get("ab.ci_low"), facts.get("ab.ci_high")
     if not isinstance(speed, int | float):
         return []
-    ci = f" (95% CI {low:.2f}–{high:.2f})" if isinstance(low, int | float) and isinstance(high, int | float) else ""
+    level = facts.get("ab.ci_level")
+    shown = percent(level if isinstance(level, float) else default_policy().ab.ci_level)
+    ci = f" ({shown} CI {low:.2f}–{high:.2f})" if isinstance(low, int | float) and isinstance(high, int | float) else ""
     return [f"measured A/B speedup on this engine: {speed:.2f}×{ci}"]
 
 

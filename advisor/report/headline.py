@@ -20,7 +20,8 @@ def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, 
     speedup = _num(facts.get("ab.speedup"))
     if speedup is not None:
         return {"source": "measured", "speedup": speedup, "ci_low": _num(facts.get("ab.ci_low")),
-                "ci_high": _num(facts.get("ab.ci_high")), "n_prompts": _num(facts.get("ab.n_prompts"))}
+                "ci_high": _num(facts.get("ab.ci_high")), "n_prompts": _num(facts.get("ab.n_prompts")),
+                "level": _num(facts.get("ab.ci_level"))}
     predicted = _num(verdict.get("predicted_speedup"))
     if predicted is not None:
         # a prediction's interval is a predictive one (how far a measurement may fall), at the policy's level

@@ -85,7 +85,7 @@ def _chart_lines(chart: Mapping[str, Any], lang: str) -> list[str]:
                  f"{lo:.0%} – {hi:.0%}" if lo is not None and hi is not None else "—"]
                 for c, v, lo, hi in zip(chart["categories"], chart["values"], chart["low"], chart["high"],
                                         strict=False)]
-        header = ["", text(lang, "axis.acceptance_rate"), text(lang, "series.running_ci")]
+        header = ["", text(lang, "axis.acceptance_rate"), text(lang, "series.acc_ci")]
         return [f"*{title}*", "", *_table(header, rows), ""]
     out = [f"*{title}*", ""]
     for s in chart["series"]:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from advisor.report import warnings_zh
-from advisor.text import LANGS, TABLES, Lang, strings_en, text
+from advisor.text import LANGS, TABLES, Lang, percent, strings_en, text
 
 if TYPE_CHECKING:
     from advisor.events import Progress
@@ -137,7 +137,9 @@ def speedup_line(headline: dict[str, Any], lang: str) -> str:
         if low is None or high is None:
             line = text(lang, "speedup.measured_no_ci", speedup=fmt_speedup(speedup))
         else:
-            line = text(lang, "speedup.measured", speedup=fmt_speedup(speedup), low=fmt_speedup(low),
+            level = headline.get("level")  # the run's own A/B level; the policy's for older runs
+            extra = {"ci": percent(level)} if isinstance(level, float) else {}
+            line = text(lang, "speedup.measured", speedup=fmt_speedup(speedup), low=fmt_speedup(low), **extra,
                         high=fmt_speedup(high))
         n = headline.get("n_prompts")
         return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"

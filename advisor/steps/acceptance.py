@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 
 from advisor import stats
+from advisor.core.policy import default_policy
 from advisor.events import Event, Progress, QualityWarning, Sample, StepDone, UnitDone
 from advisor.evidence.steps import AcceptanceEvidence, CategoryAcceptance, RequestRecord
 from advisor.evidence.units import AcceptanceUnit, CounterDelta
@@ -56,7 +57,8 @@ class AcceptanceStep:
             yield Progress.unit(self.id, i + 1, len(prompts), "acceptance_prompt", category=prompt.category,
                                 prompt=prompt.id)
         method = ctx.config.spec_type if ctx.config.draft_model is None else "draft"
-        evidence = replace(summarise(units, ctx.config.seed, method=method, draft_max=ctx.draft_cap), pool=pool)
+        evidence = replace(summarise(units, ctx.config.seed, method=method, draft_max=ctx.draft_cap,
+                                     ci_level=ctx.policy.acceptance.ci_level), pool=pool)
         warnings: list[QualityWarning] = []
         if evidence.rate is None:
             warnings.append(warn(self.id, WarningCode.NO_DRAFTS,
@@ -96,14 +98,14 @@ def _delta(adapter: EngineAdapter, before: object) -> CounterDelta | None:
     return CounterDelta(d.drafts, d.draft_tokens, d.accepted_tokens, d.accepted_per_position)
 
 
-def _category(units: Sequence[AcceptanceUnit], seed: int) -> CategoryAcceptance:
+def _category(units: Sequence[AcceptanceUnit], seed: int, level: float) -> CategoryAcceptance:
     rows = [u.record for u in units]
     drafted = [float(r.draft_tokens or 0) for r in rows]
     accepted = [float(r.draft_accepted or 0) for r in rows]
     if sum(drafted) <= 0:
         cat = CategoryAcceptance(None, None, None, len(rows), 0, int(sum(accepted)), _mean_length(rows))
         return _with_counters(cat, units)
-    ci = stats.bootstrap_ratio_ci(accepted, drafted, seed=seed)
+    ci = stats.bootstrap_ratio_ci(accepted, drafted, seed=seed, level=level)
     return _with_counters(CategoryAcceptance(
         rate=ci.estimate, ci_low=ci.low if math.isfinite(ci.low) else None,
         ci_high=ci.high if math.isfinite(ci.high) else None, n_prompts=len(rows),
@@ -141,14 +143,16 @@ def _mean_length(rows: Sequence[RequestRecord]) -> float | None:
 
 
 def summarise(units: Sequence[AcceptanceUnit], seed: int, *, method: str | None = None,
-              draft_max: int | None = None) -> AcceptanceEvidence:
-    """Acceptance per category and overall, per-position acceptance and τ from the units' counter deltas."""
+              draft_max: int | None = None, ci_level: float | None = None) -> AcceptanceEvidence:
+    """Acceptance per category and overall, per-position acceptance and τ from the units' counter deltas; the
+    intervals at `ci_level` (the policy's acceptance.ci_level when None)."""
+    level = ci_level if ci_level is not None else default_policy().acceptance.ci_level
     records = [u.record for u in units]
     by_cat: dict[str, list[AcceptanceUnit]] = defaultdict(list)
     for u in units:
         by_cat[u.record.category].append(u)
-    per_category = {cat: _category(rows, seed) for cat, rows in sorted(by_cat.items())}
-    overall = _category(units, seed) if units else None
+    per_category = {cat: _category(rows, seed, level) for cat, rows in sorted(by_cat.items())}
+    overall = _category(units, seed, level) if units else None
     deltas = [u.counters for u in units if u.counters is not None]
     drafts = sum(d.drafts for d in deltas)
     accepted = sum(d.accepted_tokens for d in deltas)
@@ -157,6 +161,7 @@ def summarise(units: Sequence[AcceptanceUnit], seed: int, *, method: str | None 
                     for i in range(width)) if drafts > 0 else ()
     generated = sum(max(r.completion_tokens - 1, 0) for r in records)
     return AcceptanceEvidence(
+        ci_level=level,
         # How often the method had a draft at all: n-gram drafting on diverse prompts often finds nothing to copy.
         draft_coverage=(sum(r.draft_tokens or 0 for r in records) / generated) if generated else None,
         rate=overall.rate if overall else None, rate_ci_low=overall.ci_low if overall else None,

@@ -146,9 +146,9 @@ EN: dict[str, str] = {
     "compare.flag.contended": "contended (another program slowed the machine)",
     "compare.acceptance_down": "draft acceptance dropped from {old:.0%} to {new:.0%} (more than {step:.2f} absolute)",
     "compare.acceptance_up": "draft acceptance rose from {old:.0%} to {new:.0%} (more than {step:.2f} absolute)",
-    "compare.speedup_down": "measured speedup fell from {old:.2f}× to {new:.2f}×, below the earlier run's 95% CI "
+    "compare.speedup_down": "measured speedup fell from {old:.2f}× to {new:.2f}×, below the earlier run's {ci} CI "
                             "({low:.2f}–{high:.2f}×)",
-    "compare.speedup_up": "measured speedup rose from {old:.2f}× to {new:.2f}×, above the earlier run's 95% CI "
+    "compare.speedup_up": "measured speedup rose from {old:.2f}× to {new:.2f}×, above the earlier run's {ci} CI "
                           "({low:.2f}–{high:.2f}×)",
     "compare.decode": "plain decoding (speculation off) went from {old:.1f} to {new:.1f} tok/s ({change:+.0%})",
     "compare.changed": "{what} changed: {old} → {new}",
@@ -304,9 +304,9 @@ ZH: dict[str, str] = {
     "compare.acceptance_down": "草稿接受率从 {old:.0%} 降到 {new:.0%}（绝对值变化超过 {step:.2f}）",
     "compare.acceptance_up": "草稿接受率从 {old:.0%} 升到 {new:.0%}（绝对值变化超过 {step:.2f}）",
     "compare.speedup_down": "实测加速比从 {old:.2f}× 降到 {new:.2f}×，"
-                            "低于前一次的 95% 置信区间（{low:.2f}–{high:.2f}×）",
+                            "低于前一次的 {ci} 置信区间（{low:.2f}–{high:.2f}×）",
     "compare.speedup_up": "实测加速比从 {old:.2f}× 升到 {new:.2f}×，"
-                          "高于前一次的 95% 置信区间（{low:.2f}–{high:.2f}×）",
+                          "高于前一次的 {ci} 置信区间（{low:.2f}–{high:.2f}×）",
     "compare.decode": "普通解码（推测关闭）从 {old:.1f} 变为 {new:.1f} tok/s（{change:+.0%}）",
     "compare.changed": "{what}有变化：{old} → {new}",
     "compare.none": "无",

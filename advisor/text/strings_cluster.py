@@ -34,7 +34,7 @@ EN: dict[str, str] = {
     "cluster.apply_done": "applied to {service} (generation {generation})",
     "cluster.apply_rollback": "to roll it back:",
     "cluster.canary_written": ("the cautious way: {path} holds a spec-on copy and a ModelRouter that sends it a "
-                               "share of the requests (weighted); kubectl apply -f it instead"),
+                               "share of the requests (weighted); `kubectl apply -f` it instead"),
     "cluster.apply_not_enable": "--apply: nothing applied, the verdict is {verdict} (only an ENABLE is applied)",
     "cluster.recommend": "to turn the measured settings on in {service} (or run the check again with --apply):",
     "cluster.cleanup_none": "no leftovers of spec-advisor in the cluster",
@@ -72,10 +72,10 @@ ZH: dict[str, str] = {
     "cluster.apply_needs_yes": "--apply 会修改你的 InferenceService：没有终端时请用 --yes 确认",
     "cluster.apply_confirm": "把这项改动应用到 {service}？[y/N]",
     "cluster.apply_declined": "没有做任何改动",
-    "cluster.apply_done": "已应用到 {service}（generation {generation}）",
+    "cluster.apply_done": "已应用到 {service}（第 {generation} 代）",
     "cluster.apply_rollback": "回滚的命令：",
     "cluster.canary_written": ("更稳妥的做法：{path} 中有一个开启推测解码的副本和一个按权重分流的 ModelRouter；"
-                               "可改用 kubectl apply -f 应用它"),
+                               "可改用 `kubectl apply -f` 应用它"),
     "cluster.apply_not_enable": "--apply：未应用任何改动，结论是 {verdict}（只有 ENABLE 才会应用）",
     "cluster.recommend": "在 {service} 中开启测得的设置（或加 --apply 再运行一次检查）：",
     "cluster.cleanup_none": "集群中没有 spec-advisor 的遗留对象",

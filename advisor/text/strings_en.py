@@ -12,7 +12,7 @@ STRINGS: dict[str, str] = {
                     "clear of break-even.",
     "blurb.SKIP": "Speculative decoding would not make generation faster here.",
     "blurb.INCONCLUSIVE": "The measurements cannot back a confident answer either way, so nothing should change yet.",
-    "speedup.measured": "Measured speedup {speedup} (95% CI {low} – {high})",
+    "speedup.measured": "Measured speedup {speedup} ({ci} CI {low} – {high})",
     "speedup.measured_no_ci": "Measured speedup {speedup}",
     "speedup.n_prompts": "{n} prompt pairs",
     "speedup.predicted": "Predicted speedup {speedup} — from the performance model, not an A/B measurement",
@@ -82,11 +82,12 @@ STRINGS: dict[str, str] = {
     "section.facts": "All facts",
     "facts.hint": "The flat facts the rules saw; `spec-advisor decide --facts` accepts the same names.",
     "chart.decode": "Decode speed per request (speculation off)",
-    "chart.acceptance": "Draft acceptance by prompt category (95% CI)",
+    "chart.acceptance": "Draft acceptance by prompt category ({acc_ci} CI)",
     "chart.canary": "Trap canary: one prompt repeated",
     "chart.verify": "Verify cost T(k) / T(1)",
     "chart.batch": "Throughput by concurrency",
-    "chart.ab": "A/B speedup per prompt, running mean and 95% CI",
+    "series.acc_ci": "{acc_ci} CI",
+    "chart.ab": "A/B speedup per prompt, running mean and {ci} CI",
     "axis.request": "request",
     "axis.tok_s": "tokens/s",
     "axis.acceptance_rate": "acceptance rate",
@@ -107,7 +108,7 @@ STRINGS: dict[str, str] = {
     "series.batch_on_tok_s": "on",
     "series.ab_per_prompt": "per prompt",
     "series.ab_running": "running mean",
-    "series.running_ci": "95% CI",
+    "series.running_ci": "{ci} CI",
     "series.parity": "{value:.1f}",
     "series.trap_threshold": "warning {value:.2f}",
     "series.bounds": "decision line {value:.2f}×",
@@ -211,16 +212,16 @@ STRINGS: dict[str, str] = {
     "axis.tau": "tokens per drafting step (τ)",
     "series.tuner_predicted": "predicted · {arg}",
     "series.tuner_measured": "measured (A/B)",
-    "series.tuner_measured_ci": "95% CI",
+    "series.tuner_measured_ci": "{ci} CI",
     "series.tuner_chosen": "chosen",
     "series.surface_measured": "measured · {arg}",
     "series.surface_model": "model · {arg}",
     "concurrency.stops_pays": ("Speculation pays up to {pays} simultaneous request(s) and is clearly slower from "
-                               "{stops} (paired 95% CIs, {rounds} rounds per level)."),
-    "concurrency.stops": "Speculation is clearly slower from {stops} simultaneous request(s) (paired 95% CIs, "
+                               "{stops} (paired {batch_ci} CIs, {rounds} rounds per level)."),
+    "concurrency.stops": "Speculation is clearly slower from {stops} simultaneous request(s) (paired {batch_ci} CIs, "
                          "{rounds} rounds per level).",
     "concurrency.pays": "Speculation pays at every concurrency measured, up to {pays} simultaneous requests "
-                        "(paired 95% CIs, {rounds} rounds per level).",
+                        "(paired {batch_ci} CIs, {rounds} rounds per level).",
     "concurrency.partial": "Speculation surely pays up to {pays} simultaneous request(s); above that, up to {max}, "
                            "the concurrency sweep could not tell.",
     "concurrency.unclear": "The concurrency sweep could not tell where speculation stops paying (measured up to "

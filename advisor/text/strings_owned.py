@@ -16,7 +16,7 @@ EN: dict[str, str] = {
     "resume.empty": "--resume needs a run id, not an empty string",
     "resume.empty_hint": "`spec-advisor history` lists runs and their ids",
     "resume.complete": "run {run_id} is already complete: nothing to resume, and it is not measured again",
-    "resume.complete_hint": "its report: spec-advisor report RUN_DIR; to measure again, start a new check",
+    "resume.complete_hint": "its report: `spec-advisor report RUN_DIR`; to measure again, start a new check",
     "resume.options": "{options} cannot be changed when resuming: the run goes on with the settings it started with",
     "resume.options_hint": ("resume with --resume RUN_ID alone (plus --json, --lang or the API key), or start a "
                             "new check with the new settings"),
@@ -48,7 +48,7 @@ ZH: dict[str, str] = {
     "resume.empty": "--resume 需要一个运行 ID，不能是空字符串",
     "resume.empty_hint": "`spec-advisor history` 会列出各次运行及其 ID",
     "resume.complete": "运行 {run_id} 已经完成：没有可继续的内容，也不会再测一次",
-    "resume.complete_hint": "查看其报告：spec-advisor report RUN_DIR；如需重新测量，请开始一次新的检查",
+    "resume.complete_hint": "查看其报告：`spec-advisor report RUN_DIR`；如需重新测量，请开始一次新的检查",
     "resume.options": "继续运行时不能更改 {options}：运行会沿用开始时的设置",
     "resume.options_hint": "请只用 --resume RUN_ID 继续（可加 --json、--lang 或 API 密钥），或用新设置开始一次新的检查",
     "resume.url": "{option} {url} 不是运行 {run_id} 测量过的服务器（{recorded}）",
