@@ -45,8 +45,9 @@ class SessionThread(QThread):
         self.finished.connect(lambda: _RUNNING.discard(self))
 
     def run(self) -> None:
-        store = self._open_history()
+        store = None
         try:
+            store = self._open_history()  # inside the try: a failure here must still end the run
             self.session.run()
         except BaseException as exc:  # a bug in the core must still end the run in the window
             log.exception("session crashed")

@@ -246,7 +246,7 @@ def _engine_gate(args: argparse.Namespace, config: CheckConfig) -> None:
 def run(args: argparse.Namespace) -> int:
     """Run the check; Ctrl-C (or SIGTERM) stops cleanly and keeps what was measured."""
     if getattr(args, "llmkube", None):
-        from advisor.cli.cluster_check import run as run_cluster
+        from advisor.cli.cluster_check import run_cluster_check as run_cluster
 
         return run_cluster(args, _run_session, config_from_args)  # type: ignore[arg-type]
     for flag in ("kubeconfig", "context", "plan", "apply", "yes", "rollout_timeout"):

@@ -81,8 +81,8 @@ def require_permissions(cluster: Cluster, plan: ClusterPlan, lang: str) -> None:
                         hint=text(lang, "cluster.rbac_hint") + "\n" + role_manifest(plan.namespace, missing))
 
 
-def run(args: argparse.Namespace, run_session: Callable[[object, argparse.Namespace], int],
-        config_from_args: Callable[[argparse.Namespace], object]) -> int:
+def run_cluster_check(args: argparse.Namespace, run_session: Callable[[object, argparse.Namespace], int],
+                      config_from_args: Callable[[argparse.Namespace], object]) -> int:
     """The whole cluster check (see the module docstring); the exit code."""
     from advisor.history.store import RunStore
     from advisor.run.session import Session

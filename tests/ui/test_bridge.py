@@ -31,6 +31,7 @@ class _FakeSession:
     def __init__(self, bridge: SessionBridge, crash: bool = False) -> None:
         self.bridge, self.crash, self.run_dir = bridge, crash, Path("/tmp/fake-run")
         self.thread_name = ""
+        self.store: object | None = object()  # a caller-given history, as a test's Session has; never opened
 
     def run(self) -> SessionDone:
         self.thread_name = threading.current_thread().name
