@@ -147,14 +147,16 @@ def run_cli(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None
             cwd: Path = REPO, grace_s: float = 30.0) -> subprocess.CompletedProcess[str]:
     """Run a command bounded in time, capturing its output as text; TimeoutExpired propagates.
 
-    On timeout the child gets SIGTERM, then a second SIGTERM after `grace_s` (spec-advisor's forced stop),
-    and SIGKILL only 15 s later: killing it outright would orphan the servers it started in their own sessions.
+    On timeout, or when the benchmark is stopped, the child gets SIGTERM, then a second SIGTERM after `grace_s`
+    (spec-advisor's forced stop), and SIGKILL only 15 s later: killing it outright would orphan the servers it
+    started in their own sessions.
     """
     with subprocess.Popen(list(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                           env=dict(env or os.environ), cwd=cwd, stdin=subprocess.DEVNULL) as proc:
         try:
             out, err = proc.communicate(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
+        except (subprocess.TimeoutExpired, KeyboardInterrupt, SystemExit):
+            # A timeout, or the benchmark itself stopped (Ctrl-C, SIGTERM): the check must not outlive it.
             # First SIGTERM: spec-advisor finishes the current request; a second one forces its stop (it still
             # stops its servers); SIGKILL is the last resort and would orphan them.
             for wait_s in (grace_s, 15.0):

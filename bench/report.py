@@ -79,6 +79,10 @@ GOALS: tuple[Goal, ...] = (
     Goal("ram_bandwidth_cv", "spread of the RAM-bandwidth probe: stdev ÷ mean over fresh probes",
          "bench/ram_bandwidth.py: 10 fresh processes, each `probe_host()`'s median-of-passes read bandwidth",
          "<=", 0.10),
+    Goal("engine_threads_under_load", "decode speed with one thread fewer than the cores ÷ one per core, while a "
+         "CPU hog holds one core (the choice spec-advisor makes on a busy machine)",
+         "bench/engine_threads.py: demo model, 3 requests of 96 tokens per setting, fresh server each, medians",
+         ">=", 1.0),
     Goal("decide_cli_s", "`spec-advisor decide --facts FILE` wall time, fresh process (s)",
          "bench/cli_time.py: 37-fact file, median of 5 fresh processes after one that writes the bytecode cache",
          "<=", 0.2),

@@ -29,6 +29,7 @@ from bench import (
     cli_time,
     cluster,
     cpu_overhead,
+    engine_threads,
     faults,
     gui_figures,
     hostile,
@@ -68,7 +69,8 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
 
 
 STAGES = ("probe_time", "ram_bandwidth", "cli_time", "calibration", "tok_s_accuracy", "cpu_overhead", "peer",
-          "hostile", "sim_ab", "gui", "faults", "quick_check", "pool_effect", "tuner", "arms", "cluster")
+          "hostile", "sim_ab", "gui", "faults", "engine_threads", "quick_check", "pool_effect", "tuner", "arms",
+          "cluster")
 
 
 def previous_results(js: Path) -> dict[str, Any]:
@@ -89,12 +91,12 @@ def previous_results(js: Path) -> dict[str, Any]:
 
 def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s: float = 600.0,
         gui_steps: str | None = None, results: dict[str, Any] | None = None,
-        only: frozenset[str] | None = None) -> dict[str, Any]:
+        only: frozenset[str] | None = None, quick_load: str = "both") -> dict[str, Any]:
     """All figures in one dict (keys, `<key>_note`s and details), filled in `results` stage by stage so a run
     stopped part-way still has the figures of the stages it finished; with `only`, just those stages."""
     results = {} if results is None else results
     if only is not None:
-        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps)
+        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps, quick_load)
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
     results |= _stage("ram_bandwidth", ram_bandwidth.measure, ram_bandwidth.KEYS)
     results |= _stage("cli_time", cli_time.measure, cli_time.KEYS)
@@ -108,6 +110,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
     results |= _stage("gui", lambda: gui_figures.measure(skip_check=skip_slow, steps=gui_steps),
                       (gui_figures.REDRAW, gui_figures.STALL))
     results |= _stage("faults", faults.measure, faults.KEYS)
+    results |= _stage("engine_threads", engine_threads.measure, engine_threads.KEYS)
     slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS, *arms.KEYS, *cluster.KEYS)
     if skip_slow:
         note = ("skipped: --skip-slow leaves out the quick checks, the pool effect, the tuner against a sweep, "
@@ -124,7 +127,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
 
 
 def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_tg: int, check_timeout_s: float,
-              gui_steps: str | None) -> dict[str, Any]:
+              gui_steps: str | None, quick_load: str = "both") -> dict[str, Any]:
     stages: dict[str, tuple[Callable[[], dict[str, Any]], tuple[str, ...]]] = {
         "probe_time": (probe_time.measure, (probe_time.KEY,)),
         "ram_bandwidth": (ram_bandwidth.measure, ram_bandwidth.KEYS), "cli_time": (cli_time.measure, cli_time.KEYS),
@@ -136,7 +139,8 @@ def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_t
         "gui": (lambda: gui_figures.measure(skip_check=False, steps=gui_steps),
                 (gui_figures.REDRAW, gui_figures.STALL)),
         "faults": (faults.measure, faults.KEYS),
-        "quick_check": (lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS),
+        "engine_threads": (engine_threads.measure, engine_threads.KEYS),
+        "quick_check": (lambda: quick_check.measure(check_timeout_s, runs=3, load=quick_load), quick_check.KEYS),
         "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
         "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS),
         "cluster": (cluster.measure, cluster.KEYS)}
@@ -155,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-tg", type=int, default=256, help="tokens per llama-benchy run (default 256)")
     ap.add_argument("--check-timeout", type=float, default=600.0, help="limit for the CLI quick check (s)")
     ap.add_argument("--gui-steps", help="steps of the GUI's quick check (default: all)")
+    ap.add_argument("--quick-load", choices=("both", "alone", "only"), default="both",
+                    help="with --only quick_check: the quick checks alone, under a CPU hog, or both (default)")
     ap.add_argument("--only", metavar="STAGE,…",
                     help=f"re-measure only these stages, keep the other figures ({', '.join(STAGES)})")
     args = ap.parse_args(argv)
@@ -175,7 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         meta["partial"] = (f"only {', '.join(sorted(only))} re-measured in this run; every other figure is from the "
                            f"run of {previous.get('date', 'an unknown date')} ({previous.get('command', '?')})")
     try:
-        run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results, only)
+        run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results, only,
+            args.quick_load)
     except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl-C or SIGTERM: keep what was measured
         meta["stopped_early"] = f"stopped by {type(exc).__name__} after {time.monotonic() - t0:.0f} s"
         print(f"[bench] {meta['stopped_early']}; writing the figures measured so far", flush=True)

@@ -122,6 +122,17 @@ def load_average() -> LoadAverage | Unavailable:
     return round(one, 2), round(five, 2), round(fifteen, 2)
 
 
+def busy_cores(interval_s: float = 0.5) -> float | Unavailable:
+    """How many cores' worth of CPU the machine spent over the next `interval_s` seconds (0 = idle, 2.0 = two
+    cores fully busy), summed over the logical CPUs; read before spec-advisor starts a server, it is the other
+    work's share. Blocks for `interval_s`."""
+    try:
+        per_cpu = psutil.cpu_percent(interval=interval_s, percpu=True)
+    except (AttributeError, OSError, RuntimeError) as exc:
+        return Unavailable("not-supported", f"psutil could not read CPU use on {sys.platform}: {exc}")
+    return round(sum(per_cpu) / 100.0, 2)
+
+
 def _size_bytes(text: str) -> int | None:
     text = text.strip().upper()
     scale = {"K": 1024, "M": 1024**2, "G": 1024**3}.get(text[-1:], 1)

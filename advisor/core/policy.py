@@ -104,13 +104,15 @@ class PredictionPolicy:
 
 @dataclass(frozen=True, slots=True)
 class ArmsPolicy:
-    """How managed arms are planned (GiB spare, pairs per block) and the sanity gate's limits (×, tokens)."""
+    """How managed arms are planned (GiB spare, pairs per block, the share of a core that counts as held by other
+    work) and the sanity gate's limits (×, tokens)."""
 
     dual_margin_gib: float
     draft_headroom_gib: float
     single_block_pairs: int
     sanity_max_slowdown: float
     sanity_tokens: int
+    busy_core_share: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +187,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "tuner.max_prediction_error": (0.0, 10.0), "tuner.overhead_alpha": (0.0001, 0.5),
     "arms.dual_margin_gib": (0.0, 10_000.0), "arms.draft_headroom_gib": (0.0, 10_000.0),
     "arms.single_block_pairs": (1, 1000),
-    "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096),
+    "arms.sanity_max_slowdown": (1.0, 1000.0), "arms.sanity_tokens": (4, 4096), "arms.busy_core_share": (0.05, 1.0),
     "prediction.interval_level": (0.5, 0.99),
     "contention.slow_fraction": (0.01, 1.0), "contention.consecutive": (1, 1000),
     "eta.demo_unit_s": (0.01, 3600.0),

@@ -49,6 +49,21 @@ class DeviceBudget:
 
 
 @dataclass(frozen=True, slots=True)
+class EngineThreads:
+    """The managed servers' CPU threads and why (threads None: the engine's default, one per physical core)."""
+
+    threads: int | None
+    busy_cores: float | None      # cores' worth of other work in the second before the servers started
+    held_cores: int               # physical cores counted as held by that work (rounded at arms.busy_core_share)
+    cores: int | None             # physical cores
+
+    @property
+    def reduced(self) -> bool:
+        """True when the check chose fewer threads than cores because other work held some."""
+        return self.threads is not None and self.held_cores > 0
+
+
+@dataclass(frozen=True, slots=True)
 class ArmsPlan:
     """How the arms run and why: the mode chosen, what the user asked for, and the budget behind it."""
 
@@ -61,6 +76,7 @@ class ArmsPlan:
     need: ArmNeed | None = None
     devices: tuple[DeviceBudget, ...] = ()
     shared_weights: bool = False              # CPU + mmap: two servers share one copy of the weights
+    threads: EngineThreads | None = None      # None: the user chose them (--threads, -t), or an attached engine
 
 
 @dataclass(frozen=True, slots=True)

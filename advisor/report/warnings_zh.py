@@ -30,6 +30,11 @@ PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         "the check (Ctrl-C) and resume it later with check --resume"),
      "机器正忙：关闭推测时的解码速度连续 {n} 个请求只有 {tok} tok/s，低于基线 {base} tok/s 的 {pct}%；"
      "有其他程序在占用 CPU 核心或 GPU。请暂停它，或停止检查（Ctrl-C），稍后用 check --resume 继续"),
+    (_p("other work used {busy} of {cores} cores when the servers started, so they run with {threads} thread(s) "
+        "(-t {t}): a llama.cpp thread that shares a core with other work holds every other thread back; pass "
+        "--threads N to choose"),
+     "服务器启动时其他工作占用了 {cores} 个核心中的 {busy} 个，所以服务器只用 {threads} 个线程运行（-t {t}）："
+     "与其他工作共用一个核心的 llama.cpp 线程会拖慢其余所有线程；可用 --threads N 自行指定"),
     (_p("decode speed of the same prompt varied by {cv}% between repeats"),
      "同一提示词重复运行之间的解码速度波动了 {cv}%"),
     (_p("no request produced a decode time"), "没有任何请求给出解码时间"),

@@ -17,6 +17,7 @@ from advisor.arms.budget import plan_arms
 from advisor.arms.draft import check_tokenizers, draft_need, plan_draft
 from advisor.arms.modelfile import require_gguf
 from advisor.arms.server import ManagedServer, ServerConfig
+from advisor.arms.threads import asked_threads, choose_threads
 from advisor.config import CheckConfig
 from advisor.core.policy import default_policy
 from advisor.demo.first_run import first_run_hint
@@ -31,7 +32,7 @@ from probes.engines.base import EngineAdapter
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 from probes.engines.llamacpp.binary import FlagDialect, LlamaServerBinary, find_llama_server
 from probes.gpu.probe import GpuReport, GpuSnapshot, probe_gpus
-from probes.host import HostReport, probe_host
+from probes.host import HostReport, busy_cores, probe_host
 from probes.model.info import ModelInfo
 
 # Slots per managed server: enough for the quick concurrency sweep (1, 2, 4) without restarting.
@@ -84,12 +85,14 @@ def _without_target(gpus: GpuReport, plan: ArmsPlan) -> GpuReport:
 def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | None = None,
                   draft_headroom_gib: float | None = None,
                   gpu_probe: Callable[[], GpuReport] = probe_gpus,
-                  host_probe: Callable[[], HostReport] | None = None) -> Arms:
+                  host_probe: Callable[[], HostReport] | None = None,
+                  busy_probe: Callable[[], float | Unavailable] | None = None) -> Arms:
     """Plan the arms by the memory budget and launch the servers the plan keeps resident; stops all on failure.
 
     A draft model is checked against the target's tokenizer before any server starts, and placed (advisor/arms/
     draft.py) in the VRAM the target leaves free: measured beside the running OFF server when side by side,
-    from the budget when single-resident."""
+    from the budget when single-resident. Unless the user chose the threads, the servers get one fewer per core
+    that other work holds when they start (advisor/arms/threads.py)."""
     binary = find_llama_server(config.llama_server)
     if isinstance(binary, Unavailable):
         raise UserError(f"no llama-server found ({binary})",
@@ -111,8 +114,13 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
     host = host_probe() if host_probe is not None else probe_host(measure_bandwidth=False)
     info = read_model(model)  # a bad file stops here, before any server; the environment reuses it
     plan = budget_plan(config, binary, info, gpus=gpus, host=host, margin_gib=margin_gib)
+    threads = config.threads
+    if not asked_threads(config.threads, config.server_args):
+        busy = (busy_probe or busy_cores)()
+        choice = choose_threads(host.cores_physical, busy, default_policy().arms.busy_core_share)
+        plan, threads = replace(plan, threads=choice), choice.threads
     common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
-              "threads": config.threads, "extra_args": config.server_args}
+              "threads": threads, "extra_args": config.server_args}
     off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
     on_cfg = ServerConfig(label="on", spec_type=config.spec_type, draft_model=config.draft_model,
                           draft_max=config.draft_cap, **common)  # type: ignore[arg-type]

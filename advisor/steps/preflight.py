@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from advisor.arms.arms import ArmName
 from advisor.core.policy import PreflightPolicy
 from advisor.events import Event, QualityWarning, StepDone
+from advisor.evidence.arms import EngineThreads
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import Guard, PreflightEvidence, arms_mismatch
 from advisor.evidence.warnings import WarningCode
@@ -58,6 +59,9 @@ class PreflightStep:
                         f"than speculation off in every one of its first requests (limit {sanity.limit:g}×)")
         warnings: list[QualityWarning] = [
             warn(self.id, WarningCode.for_guard(name), g.detail) for name, g in guards.items() if g.passed is False]
+        plan = ctx.arms.plan
+        if plan is not None and plan.threads is not None and plan.threads.reduced:
+            warnings.append(warn(self.id, WarningCode.ENGINE_THREADS, threads_message(plan.threads)))
         draft = ctx.environment.draft
         if draft is not None and draft.cpu_reason is not None:
             message = text("en", f"warning.draft-on-cpu.{draft.cpu_reason}")  # translated in reports
@@ -65,6 +69,13 @@ class PreflightStep:
         yield from warnings
         yield StepDone(self.id, "done", PreflightEvidence(guards=guards, sanity=sanity),
                        elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
+
+
+def threads_message(threads: EngineThreads) -> str:
+    """The warning that the servers run with fewer threads than cores, with the numbers behind the choice."""
+    return (f"other work used {threads.busy_cores:.1f} of {threads.cores} cores when the servers started, so they "
+            f"run with {threads.threads} thread(s) (-t {threads.threads}): a llama.cpp thread that shares a core with "
+            f"other work holds every other thread back; pass --threads N to choose")
 
 
 def load_guard(policy: PreflightPolicy) -> Guard:
