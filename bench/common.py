@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import json
 import os
 import platform
 import signal
@@ -10,7 +12,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -171,6 +173,19 @@ def run_cli(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None
                 proc.communicate()
             raise
     return subprocess.CompletedProcess(list(argv), proc.returncode, out, err)
+
+
+def requests_main(doc: str, measure: Callable[[int, int], dict[str, Any]], requests: int, max_tokens: int,
+                  argv: list[str] | None) -> int:
+    """The command line of a benchmark measured over `--requests` requests of `--max-tokens` tokens: parse, stop
+    cleanly on SIGTERM, print the figures as JSON."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=requests)
+    ap.add_argument("--max-tokens", type=int, default=max_tokens)
+    args = ap.parse_args(argv)
+    stop_cleanly_on_sigterm()
+    print(json.dumps(measure(args.requests, args.max_tokens), indent=1))
+    return 0
 
 
 def stop_cleanly_on_sigterm() -> None:

@@ -9,13 +9,11 @@ not counted. The goal applies at ≥ 80 tok/s; the rate actually reached is repo
 
 from __future__ import annotations
 
-import argparse
-import json
 import resource
 import time
 from typing import Any
 
-from bench.common import LONG_PROMPTS, EngineMissing, demo_server, server_tok_s, stop_cleanly_on_sigterm
+from bench.common import LONG_PROMPTS, EngineMissing, demo_server, requests_main, server_tok_s
 from probes.engines.base import EngineError
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
@@ -73,13 +71,7 @@ def measure(requests: int = 4, max_tokens: int = 512, budget_s: float = 120.0) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--requests", type=int, default=4)
-    ap.add_argument("--max-tokens", type=int, default=512)
-    args = ap.parse_args(argv)
-    stop_cleanly_on_sigterm()
-    print(json.dumps(measure(args.requests, args.max_tokens), indent=1))
-    return 0
+    return requests_main(__doc__ or "", measure, 4, 512, argv)
 
 
 if __name__ == "__main__":

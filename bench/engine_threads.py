@@ -10,13 +10,11 @@ beside it, so the slowdown the hog causes is visible too. Each server gets one w
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import statistics
 from typing import Any
 
-from bench.common import LONG_PROMPTS, EngineMissing, client_tok_s, demo_server, stop_cleanly_on_sigterm
+from bench.common import LONG_PROMPTS, EngineMissing, client_tok_s, demo_server, requests_main
 from bench.cpu_hog import cpu_hog
 from probes.engines.llamacpp.adapter import LlamaCppAdapter
 
@@ -65,13 +63,7 @@ def measure(requests: int = 3, max_tokens: int = 96) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--requests", type=int, default=3)
-    ap.add_argument("--max-tokens", type=int, default=96)
-    args = ap.parse_args(argv)
-    stop_cleanly_on_sigterm()
-    print(json.dumps(measure(args.requests, args.max_tokens), indent=1))
-    return 0
+    return requests_main(__doc__ or "", measure, 3, 96, argv)
 
 
 if __name__ == "__main__":

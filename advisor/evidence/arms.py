@@ -53,7 +53,7 @@ class EngineThreads:
     """The managed servers' CPU threads and why (threads None: the engine's default, one per physical core)."""
 
     threads: int | None
-    busy_cores: float | None      # cores' worth of other work in the second before the servers started
+    busy_cores: float | None      # cores' worth of other work in the half second before the servers started
     held_cores: int               # physical cores counted as held by that work (rounded at arms.busy_core_share)
     cores: int | None             # physical cores
 
