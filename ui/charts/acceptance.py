@@ -17,6 +17,7 @@ class CategoryChart(LiveChart):
     """Horizontal bars so category names stay readable in a narrow panel."""
 
     steps = ("acceptance",)
+    empty_key = "chart.empty.no_drafts"  # a category's rate is None when the engine drafted nothing for it
 
     def __init__(self) -> None:
         super().__init__("chart.acceptance", "axis.rate", "")
@@ -28,6 +29,10 @@ class CategoryChart(LiveChart):
         self.addItem(self.errors)
         self.setXRange(0, 1, padding=0.02)
         self.getPlotItem().invertY(True)
+        self._bars = 0  # categories drawn as bars (a step's end)
+
+    def has_data(self) -> bool:
+        return self._bars > 0 or len(self.rings["dots"]) > 0
 
     def _index(self, category: str) -> int:
         if category not in self.categories:
@@ -64,6 +69,7 @@ class CategoryChart(LiveChart):
         high = np.array([v.ci_high if num(v.ci_high) is not None else r
                          for (_, v), r in zip(rows, rates, strict=True)], dtype=float)
         self.bars.setOpts(x0=np.zeros_like(rates), y=ys, width=rates, height=0.6)
+        self._bars = len(rows)
         self.errors.setData(x=rates, y=ys, left=rates - low, right=high - rates)
         self.rings["dots"].clear()
         # Rates are 0–1 whatever was drawn before (a screenshot showed 1.0–1.3 after every dot sat at 100%).
@@ -73,6 +79,7 @@ class CategoryChart(LiveChart):
 
     def reset(self) -> None:
         self.categories.clear()
+        self._bars = 0
         self.bars.setOpts(x0=[], y=[], width=[])
         self.errors.setData(x=np.array([]), y=np.array([]))
         self.getPlotItem().getAxis("left").setTicks(None)
@@ -83,12 +90,17 @@ class PositionChart(LiveChart):
     """Fraction of drafts whose token at position i was accepted (from `/metrics` deltas), at step end."""
 
     steps = ("acceptance",)
+    empty_key = "chart.empty.no_positions"
 
     def __init__(self) -> None:
         super().__init__("chart.positions", "axis.position", "axis.rate")
         self.bars = pg.BarGraphItem(x=[], height=[], width=0.7, brush=theme.GREEN, pen=None)
         self.addItem(self.bars)
         self.setYRange(0, 1, padding=0.02)
+        self._bars = 0
+
+    def has_data(self) -> bool:
+        return self._bars > 0
 
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         if not isinstance(evidence, AcceptanceEvidence):
@@ -96,10 +108,12 @@ class PositionChart(LiveChart):
         kept = [(i + 1, r) for i, v in enumerate(evidence.per_position) if (r := num(v)) is not None]
         if kept:
             self.bars.setOpts(x=[i for i, _ in kept], height=[r for _, r in kept], width=0.7)
+            self._bars = len(kept)
             self.setXRange(0.4, len(kept) + 0.6, padding=0)
         if (mean_length := num(evidence.mean_length)) is not None:
             self.set_suffix(f"τ = {mean_length:.2f}")
 
     def reset(self) -> None:
         self.bars.setOpts(x=[], height=[])
+        self._bars = 0
         super().reset()
