@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, QRectF
-from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTreeWidget, QWidget
+from PySide6.QtWidgets import QGraphicsTextItem, QHeaderView, QLabel, QTableWidget, QTreeWidget, QWidget
 
 from ui.charts.base import LiveChart
 
@@ -40,6 +40,13 @@ def _label_problems(root: QWidget) -> list[str]:
     return out
 
 
+def _ink(item: QGraphicsTextItem) -> QRectF:
+    """Where a text item's letters are drawn, in scene coordinates: its bounding rectangle less the document's
+    blank margin (4 px around the text by default)."""
+    m = item.document().documentMargin()
+    return item.sceneBoundingRect().adjusted(m, m, -m, -m)
+
+
 def _chart_problems(chart: LiveChart) -> list[str]:
     """A chart's plot, title, legend and axes inside the chart; an empty chart's card covering it."""
     name = type(chart).__name__
@@ -49,9 +56,13 @@ def _chart_problems(chart: LiveChart) -> list[str]:
         problems = [] if card.geometry() == chart.rect() else [f"{name}: the empty card does not cover the chart"]
         return problems + _label_problems(card)
     plot = chart.getPlotItem()
-    parts = {"plot": plot.sceneBoundingRect(), "title": plot.titleLabel.item.sceneBoundingRect(),
-             "legend": chart.legend.sceneBoundingRect(),
-             **{f"{side} axis": plot.getAxis(side).sceneBoundingRect() for side in ("left", "bottom")}}
+    parts = {"plot": plot.sceneBoundingRect(), "title": _ink(plot.titleLabel.item),
+             **{f"{side} axis": plot.getAxis(side).sceneBoundingRect() for side in ("left", "bottom")},
+             **{f"{side} axis label": _ink(plot.getAxis(side).label) for side in ("left", "bottom")
+                if plot.getAxis(side).labelText}}
+    if chart.legend.isVisible():
+        parts["legend"] = chart.legend.sceneBoundingRect()
+        parts.update({f"legend entry {label.text!r}": _ink(label.item) for _, label in chart.legend.items})
     return [f"{name}: {part} {rect} outside {bounds}" for part, rect in parts.items()
             if rect.width() and not bounds.contains(rect)]
 
@@ -82,8 +93,12 @@ def test_the_measurement_view_fits_1440_by_900(window, qtbot, saved_run: Path, l
     from ui.strings import tr
 
     assert panel.telemetry.reason == tr("chart.empty.no_gpu_saved")  # this run's machine had no GPU
-    assert panel.tuner.reason == panel.surface.reason == tr("chart.empty.not_in_quick")
-    assert panel.categories.reason == tr("chart.empty.no_drafts")  # the demo drafted nothing in this run
+    assert panel.tuner.reason == panel.surface.reason == tr("chart.empty.not_chosen")
+    # every kind of task the acceptance step drew prompts for has its row, a bar or not (one had drafts)
+    from ui.run_folder import load_run
+
+    acceptance = load_run(saved_run).evidence.acceptance
+    assert acceptance is not None and panel.categories.categories == list(acceptance.per_category)
     assert panel.ab.has_data() and not panel.ab.reason
 
 
@@ -134,23 +149,27 @@ def test_batch_and_decode_say_their_terms_in_plain_words(qtbot) -> None:  # type
 def test_an_empty_chart_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
     from advisor.core.policy import default_policy
     from advisor.events import StepDone
+    from advisor.evidence.steps import AcceptanceEvidence, CategoryAcceptance
     from ui.charts.panel import ChartPanel
     from ui.strings import tr
 
     panel = ChartPanel()
     qtbot.addWidget(panel)
-    panel.start(default_policy(), [10, 20], steps=("baseline", "verify", "batch", "ab"))
-    assert panel.categories.reason == tr("chart.empty.not_chosen")  # said at the start
+    panel.start(default_policy(), [10, 20], steps=("baseline", "acceptance", "verify", "batch", "ab"))
+    assert panel.tuner.reason == tr("chart.empty.not_chosen")  # said at the start
+    nothing = CategoryAcceptance(rate=None, ci_low=None, ci_high=None, n_prompts=2, drafted=0, accepted=0)
+    panel.handle(StepDone("acceptance", "done", AcceptanceEvidence(per_category={"chat": nothing, "code": nothing})))
     panel.handle(StepDone("verify", "failed", None, reason="engine error: boom"))
     panel.handle(StepDone("batch", "skipped", None, reason="the engine reports no parallel slots"))
     qtbot.waitUntil(lambda: not panel.settling, timeout=5_000)
     assert panel.verify.reason == tr("chart.empty.failed", reason="engine error: boom")
     assert panel.batch.reason == tr("chart.empty.skipped", reason="the engine reports no parallel slots")
     assert panel.decode.reason == ""  # the baseline may still come
+    assert panel.categories.reason == tr("chart.empty.no_drafts") and panel.categories.categories == ["chat", "code"]
     panel.stop()
     qtbot.waitUntil(lambda: not panel.settling, timeout=5_000)
     assert panel.decode.reason == tr("chart.empty.not_run")
-    assert panel.categories.reason == tr("chart.empty.not_chosen")
+    assert panel.surface.reason == tr("chart.empty.not_chosen")
 
 
 def _header_problems(table: QTableWidget | QTreeWidget) -> list[str]:

@@ -59,9 +59,9 @@ class CategoryChart(LiveChart):
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         if not isinstance(evidence, AcceptanceEvidence):
             return
-        rows = [(cat, v) for cat, v in evidence.per_category.items() if num(v.rate) is not None]
-        for cat, _ in rows:
+        for cat in evidence.per_category:  # every kind the step drew prompts for, a bar only where there is a rate
             self._index(cat)
+        rows = [(cat, v) for cat, v in evidence.per_category.items() if num(v.rate) is not None]
         ys = np.array([self.categories.index(c) for c, _ in rows], dtype=float)
         rates = np.array([v.rate for _, v in rows], dtype=float)
         low = np.array([v.ci_low if num(v.ci_low) is not None else r for (_, v), r in zip(rows, rates, strict=True)],

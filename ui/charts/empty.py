@@ -23,7 +23,6 @@ class Plan:
     """The steps a check was to run; `ended` once the check is over (a step never reached is then 'not run')."""
 
     steps: frozenset[str] | None = None  # None: not known (an old saved run)
-    quick: bool = False
     ended: bool = False
 
 
@@ -31,8 +30,7 @@ def why_empty(step: str, end: StepEnd | None, plan: Plan, empty_key: str) -> Cal
     """The line an empty chart of `step` shows (a function: it is written again on a language switch), or None
     while the step may still draw something."""
     if plan.steps is not None and step not in plan.steps and end is None:
-        key = "chart.empty.not_in_quick" if plan.quick else "chart.empty.not_chosen"
-        return lambda: tr(key)
+        return lambda: tr("chart.empty.not_chosen")
     if end is None:
         return (lambda: tr("chart.empty.not_run")) if plan.ended else None
     reason = end.reason.strip()

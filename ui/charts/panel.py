@@ -105,7 +105,7 @@ class ChartPanel(QScrollArea):
         """Fill every chart from a saved run; a chart left empty says why."""
         self.reset()
         config = evidence.config
-        self._plan = Plan(frozenset(config.steps) if config.steps else None, bool(config.quick), ended=True)
+        self._plan = Plan(frozenset(config.steps) if config.steps else None, ended=True)
         for step, record in evidence.steps.items():
             self._ends[step] = StepEnd(record.status, record.reason or "")
             if record.evidence is not None:
@@ -126,13 +126,13 @@ class ChartPanel(QScrollArea):
         step = chart.steps[0]
         chart.set_reason(why_empty(step, self._ends.get(step), self._plan, chart.empty_key))
 
-    def start(self, policy: Policy, ab_looks: list[int], steps: Iterable[str] = (), quick: bool = False) -> None:
+    def start(self, policy: Policy, ab_looks: list[int], steps: Iterable[str] = ()) -> None:
         """A check begins: clear, place the policy's lines, start telemetry and the redraw timer. The charts of
         steps the check leaves out say so at once."""
         self._settle.clear()
         self.reset()
         planned = frozenset(steps)
-        self._plan = Plan(planned or None, quick)
+        self._plan = Plan(planned or None)
         for chart in self.charts:
             self.explain(chart)
         self.ab.set_looks(ab_looks)
@@ -147,7 +147,7 @@ class ChartPanel(QScrollArea):
         self.telemetry.refresh()
         self.telemetry.stop()
         self.timer.stop()
-        self._plan = Plan(self._plan.steps, self._plan.quick, ended=True)
+        self._plan = Plan(self._plan.steps, ended=True)
         self._settle = list(self.charts)
         self.stagger.start()
 
