@@ -99,6 +99,9 @@ def test_the_measurement_view_fits_1440_by_900(window, qtbot, saved_run: Path, l
 
     acceptance = load_run(saved_run).evidence.acceptance
     assert acceptance is not None and panel.categories.categories == list(acceptance.per_category)
+    low, high = panel.categories.getPlotItem().getViewBox().viewRange()[1]
+    assert low <= 0 and high >= len(acceptance.per_category) - 1  # all rows in view, not only the one with a bar
+    assert panel.positions.reason == tr("chart.empty.none_accepted")  # 0 at every position: said, not blank axes
     assert panel.ab.has_data() and not panel.ab.reason
 
 
@@ -157,6 +160,8 @@ def test_an_empty_chart_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
     qtbot.addWidget(panel)
     panel.start(default_policy(), [10, 20], steps=("baseline", "acceptance", "verify", "batch", "ab"))
     assert panel.tuner.reason == tr("chart.empty.not_chosen")  # said at the start
+    if not panel.telemetry.available:  # this machine has no NVIDIA GPU: the live chart says so, no 0–1 axes
+        assert panel.telemetry.reason == tr("chart.empty.no_gpu")
     nothing = CategoryAcceptance(rate=None, ci_low=None, ci_high=None, n_prompts=2, drafted=0, accepted=0)
     panel.handle(StepDone("acceptance", "done", AcceptanceEvidence(per_category={"chat": nothing, "code": nothing})))
     panel.handle(StepDone("verify", "failed", None, reason="engine error: boom"))

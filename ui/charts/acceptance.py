@@ -74,6 +74,10 @@ class CategoryChart(LiveChart):
         self.rings["dots"].clear()
         # Rates are 0–1 whatever was drawn before (a screenshot showed 1.0–1.3 after every dot sat at 100%).
         self.setXRange(0, 1, padding=0.02)
+        # Every kind's row in view, those without a bar too (the range followed the bars: one kind with a rate
+        # among eight showed that kind alone).
+        if self.categories:
+            self.setYRange(-0.5, len(self.categories) - 0.5, padding=0)
         if (overall := num(evidence.rate)) is not None:
             self.set_suffix(f"α = {overall:.0%}")
 
@@ -90,7 +94,6 @@ class PositionChart(LiveChart):
     """Fraction of drafts whose token at position i was accepted (from `/metrics` deltas), at step end."""
 
     steps = ("acceptance",)
-    empty_key = "chart.empty.no_positions"
 
     def __init__(self) -> None:
         super().__init__("chart.positions", "axis.position", "axis.rate")
@@ -98,9 +101,15 @@ class PositionChart(LiveChart):
         self.addItem(self.bars)
         self.setYRange(0, 1, padding=0.02)
         self._bars = 0
+        self._accepted = False  # some position had a token accepted
 
     def has_data(self) -> bool:
-        return self._bars > 0
+        return self._bars > 0 and self._accepted
+
+    @property
+    def empty_key(self) -> str:  # type: ignore[override]
+        """Counts of 0 at every position are drafts none of which was accepted, not a missing measurement."""
+        return "chart.empty.none_accepted" if self._bars else "chart.empty.no_positions"
 
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         if not isinstance(evidence, AcceptanceEvidence):
@@ -109,11 +118,12 @@ class PositionChart(LiveChart):
         if kept:
             self.bars.setOpts(x=[i for i, _ in kept], height=[r for _, r in kept], width=0.7)
             self._bars = len(kept)
+            self._accepted = any(r > 0 for _, r in kept)
             self.setXRange(0.4, len(kept) + 0.6, padding=0)
         if (mean_length := num(evidence.mean_length)) is not None:
             self.set_suffix(f"τ = {mean_length:.2f}")
 
     def reset(self) -> None:
         self.bars.setOpts(x=[], height=[])
-        self._bars = 0
+        self._bars, self._accepted = 0, False
         super().reset()
