@@ -14,6 +14,7 @@ from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.strings import holds_for_line, speedup_line, text, typical_line, verdict_lines
 from ui import theme
 from ui.export_bar import ExportBar
+from ui.fact_words import fact_words
 from ui.results_table import ResultsTable
 from ui.run_folder import RunData
 from ui.strings import language, tr
@@ -152,7 +153,7 @@ class VerdictView(QScrollArea):
         assumed = assumptions_line(verdict, lang)
         self.warnings.set_items([*verdict_lines(verdict, "warnings", lang), *([assumed] if assumed else [])], glyph="⚠")
         self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
-        self.missing.set_items(list(verdict.get("missing_facts") or []), glyph="?")
+        self.missing.set_items([fact_words(str(name), lang) for name in verdict.get("missing_facts") or []], glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
         self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), lang))
         self.results.set_results(self.report.get("results"))
