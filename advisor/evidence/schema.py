@@ -28,6 +28,7 @@ from advisor.evidence.steps import (
 )
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
 from advisor.evidence.warnings import StepWarning, WarningCode
+from advisor.text.message import Message
 from probes.engines.base import EngineInfo
 from probes.engines.llamacpp.binary import LlamaServerBinary
 from probes.gpu.probe import GpuReport
@@ -167,7 +168,7 @@ class Reconciliation:
     """The perf model's speedup for the measured setup beside the A/B (design.md §4); a gap is a finding."""
 
     predicted_speedup: float
-    priors: tuple[str, ...] = ()
+    priors: tuple[Message, ...] = ()  # what the model assumed for facts not given (an older file: plain text)
     gamma: int | None = None
     alpha: float | None = None
     tokens_per_step: float | None = None     # expected tokens a verify step yields
