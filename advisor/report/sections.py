@@ -203,7 +203,8 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings,
             "caveats": _strings(verdict.get("caveats")),
             # the same lists in Chinese, index for index (advisor.report.strings.verdict_lines picks them)
-            **{f"{k}_zh": _strings(verdict.get(f"{k}_zh")) for k in ("because", "warnings", "caveats", "alternatives")
+            **{f"{k}_zh": _strings(verdict.get(f"{k}_zh"))
+               for k in ("because", "warnings", "caveats", "alternatives", "assumptions")
                if verdict.get(f"{k}_zh") is not None},
             "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
             "blocking": _blocking(verdict.get("blocking")),
