@@ -51,7 +51,7 @@ def _hostile_evidence() -> Evidence:
                   engine=replace(run.environment.engine, version=PAYLOADS[4], model=PAYLOADS[0]),
                   model=replace(run.environment.model, file_type=PAYLOADS[5], name=PAYLOADS[1]))
     steps = {
-        "baseline": StepRecord("failed", reason=PAYLOADS[2],
+        "baseline": StepRecord("failed", reason=Message.plain(PAYLOADS[2]),
                                warnings=(StepWarning(WarningCode.NOISY, Message.plain(PAYLOADS[3])),)),
         "acceptance": StepRecord("done", evidence=AcceptanceEvidence(per_category={
             p: CategoryAcceptance(0.5, 0.4, 0.6, 2, 10, 5) for p in PAYLOADS})),

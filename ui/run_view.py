@@ -126,7 +126,7 @@ class RunView(QWidget):
         """Show a saved run: step states from evidence, charts from each step's evidence."""
         self.steps.set_steps(list(evidence.steps))
         for step, record in evidence.steps.items():
-            self.steps.finish(step, record.status, record.elapsed_s, record.reason)
+            self.steps.finish(step, record.status, record.elapsed_s, _reason_text(record.reason))
         self._clear_warnings()
         self.eta, self._final = None, None
         self.overall.setText("")

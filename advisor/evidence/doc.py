@@ -19,7 +19,8 @@ from advisor.text import message
 CLASSES: tuple[type, ...] = (
     schema.Evidence, schema.ConfigRecord, schema.Environment, schema.ModelFile, draft.DraftSetup, placement.Placement,
     placement.ModelPlacement, schema.WorkloadSummary,
-    schema.StepRecord, warnings.StepWarning, message.Message, schema.Reconciliation, steps.PreflightEvidence, steps.Guard,
+    schema.StepRecord, warnings.StepWarning, message.Message, schema.Reconciliation, steps.PreflightEvidence,
+    steps.Guard,
     steps.BaselineEvidence,
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
     steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyCurve, steps.VerifyPoint,

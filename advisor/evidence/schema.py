@@ -153,7 +153,7 @@ class StepRecord:
     """How one step ended, its warnings, and its evidence (None when it was skipped or failed early)."""
 
     status: StepStatus
-    reason: str | None = None
+    reason: Message | None = None  # why it failed or was skipped (an older file's sentence: plain text)
     elapsed_s: float = 0.0
     warnings: tuple[StepWarning, ...] = ()
     evidence: StepEvidence | None = None

@@ -217,7 +217,7 @@ def _step(step: Mapping[str, Any], lang: str) -> str:
              f'<span class="badge {e(status)}">{e(text(lang, "status." + status))}</span></h3>'
              f'<span class="muted">{e(elapsed)}</span></div>']
     if step.get("reason"):
-        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(step["reason"])}</p>')
+        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(entry_text(step, "reason", lang))}</p>')
     if step["warnings"]:
         shown = (entry_text(w, "message", lang) for w in step["warnings"])
         parts.append('<div class="card warn">' + _list(shown) + "</div>")

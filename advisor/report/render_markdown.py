@@ -210,7 +210,7 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
                                                                       seconds=f"{step['elapsed_s']:.1f}")
         out += [f"### {md_text(text(lang, 'step.' + step['id']))} — {md_text(status)}{elapsed}", ""]
         if step.get("reason"):
-            out += [f"{text(lang, 'step.reason')}: {md_text(step['reason'])}", ""]
+            out += [f"{text(lang, 'step.reason')}: {md_text(entry_text(step, 'reason', lang))}", ""]
         warned = [f"- ⚠ {md_text(entry_text(w, 'message', lang))}" for w in step["warnings"]]
         out += [*warned, ""] if warned else []
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])

@@ -123,7 +123,8 @@ def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) 
         guards = [{"name": str(name), "passed": g.passed, **_texts("detail", g.detail)}
                   for name, g in _guards(rec.evidence).items()]
         warnings = [{"code": w.code.value, **_texts("message", w.message)} for w in rec.warnings]
-        out.append({"id": str(step_id), "status": rec.status, "reason": rec.reason, "elapsed_s": num(rec.elapsed_s),
+        reason = _texts("reason", rec.reason) if rec.reason is not None else {"reason": None}
+        out.append({"id": str(step_id), "status": rec.status, **reason, "elapsed_s": num(rec.elapsed_s),
                     "warnings": warnings, "values": values, "guards": guards,
                     "charts": charts_for_step(rec.evidence), "evidence": dict(ev)})
     return out

@@ -75,7 +75,6 @@ class Session:
         self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
         self.recorder: Recorder | None = None
         self.failure: Message | None = None  # why the run could not go on (an engine died), for the verdict
-        self.step_reasons: dict[str, Message] = {}  # why each step of this session failed or was skipped
         self.halted: str = ""                # why the run stopped early by design (the sanity gate's finding)
         self.history_error: str = ""         # what could not be saved in the history database
         self.cancel_flag = threading.Event()
@@ -364,10 +363,8 @@ class Session:
             self.emit(done)
             if done.evidence is not None:
                 ctx.prior[step.id] = done.evidence
-            if done.reason:
-                self.step_reasons[step.id] = as_message(done.reason)
-            reason = render(done.reason, "en") if done.reason is not None else None  # the evidence keeps English
-            record = StepRecord(status=done.status, reason=reason, elapsed_s=done.elapsed_s,
+            record = StepRecord(status=done.status, reason=as_message(done.reason) if done.reason else None,
+                                elapsed_s=done.elapsed_s,
                                 warnings=tuple(StepWarning(w.code, w.message) for w in done.warnings),
                                 evidence=done.evidence)
             self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
@@ -388,10 +385,10 @@ class Session:
             return None
         return msg("guard.no_step", failed=joined(failed))
 
-    def _step_failure(self, name: str, recorded: str | None) -> Message:
-        """`name: reason` of a failed step, in words for every language (the reason this session's step gave,
-        else the one its record carries: a resumed run's)."""
-        why = self.step_reasons.get(name) or (as_message(recorded) if recorded else msg("fail.unnamed"))
+    @staticmethod
+    def _step_failure(name: str, why: Message | None) -> Message:
+        """`name: reason` of a failed step, said in every language."""
+        why = why or msg("fail.unnamed")
         key = f"fail.step.{name}"
         return msg(key, why=why) if key in TABLES["en"] else Message.plain(f"{name}: {render(why, 'en')}")
 
