@@ -101,6 +101,9 @@ def test_an_old_run_with_english_only_sentences_loads() -> None:
     assert isinstance(pre, PreflightEvidence) and render(pre.guards["spec-off"].detail, "zh") == "speculation off"
     assert evidence.reconciliation is not None
     assert [render(p, "en") for p in evidence.reconciliation.priors] == data["reconciliation"]["priors"]
+    data["steps"]["ab"]["reason"] = "the engine stopped answering"  # a reason as the steps wrote it then
+    reason = evidence_from_json(data).steps["ab"].reason
+    assert reason is not None and reason.key == PLAIN and render(reason, "zh") == "the engine stopped answering"
 
 
 def test_an_old_run_is_reported_in_both_languages(tmp_path: Path) -> None:
