@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.evidence.status import SessionStatus, StepStatus
 from advisor.evidence.warnings import WarningCode
+from advisor.text.message import Message
 
 if TYPE_CHECKING:
     from advisor.evidence.kinds import StepEvidence
@@ -77,7 +78,7 @@ class QualityWarning:
 
     step: str
     code: WarningCode
-    message: str
+    message: Message  # rendered in the reader's language (advisor.text.message.render)
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ class StepDone:
     step: str
     status: StepStatus
     evidence: StepEvidence | None = None
-    reason: str | None = None
+    reason: Message | str | None = None  # a message renders in the reader's language; text is shown as written
     elapsed_s: float = 0.0
     warnings: tuple[QualityWarning, ...] = ()
 

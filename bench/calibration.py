@@ -69,7 +69,7 @@ def score_cases(cases: Sequence[Case]) -> list[Scored]:
                 detail: dict[str, Any] = {"decided_by": out.get("decided_by"), "error": out.get("error")}
                 p = predict(case.facts)
                 if p is not None:
-                    detail |= {"terms": _terms(p), "priors": list(p.priors), "tau": p.tokens_per_step,
+                    detail |= {"terms": _terms(p), "priors": [str(m) for m in p.priors], "tau": p.tokens_per_step,
                                "plain_step_ms": p.plain_step_ms}
                 scored.append(Scored(case, float(pred) if isinstance(pred, int | float) else None,
                                      str(out.get("verdict", "ERROR")), detail))

@@ -30,6 +30,7 @@ from advisor.evidence.steps import (
     VerifyPoint,
 )
 from advisor.evidence.warnings import StepWarning, WarningCode
+from advisor.text.message import Message
 from probes.base import Unavailable
 from probes.engines.base import EngineInfo
 from probes.gpu.probe import GpuReport, GpuSnapshot
@@ -37,7 +38,7 @@ from probes.host import HostReport
 from tests.factories import model_info
 
 _NS = Unavailable("not-supported")
-_TRAP_NOTE = StepWarning(WarningCode.TRAP_INFLATION, "repeat inflation 1.04 (below 1.10)")
+_TRAP_NOTE = StepWarning(WarningCode.TRAP_INFLATION, Message.plain("repeat inflation 1.04 (below 1.10)"))
 
 
 def _gpu() -> GpuReport:
@@ -100,7 +101,8 @@ def sample_run() -> Evidence:
             levels=tuple(_level(c) for c in (1, 2, 4, 8)), crossover_concurrency=4)),
         "ab": StepRecord("done", elapsed_s=300.0, evidence=ABEvidence(
             decision="ENABLE", speedup=1.18, ci_low=1.11, ci_high=1.25, n_prompts=24, outputs_match_rate=1.0,
-            guards={"skew": Guard(True, "mean/median agree"), "order": Guard(True, "no order effect")},
+            guards={"skew": Guard(True, Message.plain("mean/median agree")),
+                    "order": Guard(True, Message.plain("no order effect"))},
             margin=0.02, pairs=_pairs())),
     }
     return Evidence(config=config, app_version="0.1.0", created_utc="2026-11-29T12:00:00Z",

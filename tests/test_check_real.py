@@ -12,7 +12,9 @@ import pytest
 from advisor.cli.main import main
 from advisor.config import QUICK, CheckConfig
 from advisor.events import Event, UnitDone
+from advisor.evidence.codec import decode
 from advisor.run.session import Session
+from advisor.text.message import Message
 
 pytestmark = pytest.mark.engine
 
@@ -85,7 +87,7 @@ def test_engine_killed_mid_ab_counts_against_its_arm(demo_model: Path, llama_bin
     assert ab["n_failed_on"] >= 1 and ab["n_failed_off"] == 0
     assert ab["n_prompts"] == 3  # only whole pairs count; the failed ones are not half-counted
     assert all(p["on_error"] for p in ab["pairs"][3:])
-    messages = [w["message"] for w in evidence["steps"]["ab"]["warnings"]]
+    messages = [str(decode(Message, w["message"])) for w in evidence["steps"]["ab"]["warnings"]]
     assert any("on arm failed" in m for m in messages), messages
     assert ab["decision"] == "INCONCLUSIVE"
     assert done.verdict is not None and done.verdict["verdict"] == "INCONCLUSIVE"

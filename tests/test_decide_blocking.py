@@ -17,6 +17,7 @@ from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, Guard
 from advisor.paths import CONFIG_DIR_ENV
+from advisor.text.message import Message
 from probes.base import Unavailable
 from probes.gpu.probe import GpuReport
 from tests.report_sample import sample_run
@@ -45,8 +46,9 @@ def _failing_run(*, gpu: bool) -> Evidence:
     assert isinstance(acc, AcceptanceEvidence)  # a canary that measured no inflation: no trap in the way
     steps["acceptance"] = dataclasses.replace(steps["acceptance"], evidence=dataclasses.replace(
         acc, repeat_inflation=1.02))
-    guards = {**ab.guards, "repetition-loops": Guard(False, "5 pairs dropped for repetition loops, 3 only under ON"),
-              "drift": Guard(False, "OFF ms/token changed +30.0% over the pairs")}
+    loops = Message.plain("5 pairs dropped for repetition loops, 3 only under ON")
+    guards = {**ab.guards, "repetition-loops": Guard(False, loops),
+              "drift": Guard(False, Message.plain("OFF ms/token changed +30.0% over the pairs"))}
     steps["ab"] = dataclasses.replace(steps["ab"], evidence=dataclasses.replace(
         ab, speedup=1.53, ci_low=1.47, ci_high=1.59, n_prompts=60, early_divergence_rate=0.2,
         early_divergence_low=0.11, guards=guards, effects={**ab.effects, "drift": 0.3}))

@@ -188,7 +188,7 @@ def test_preflight_warns_and_reports_translate(draft: Path) -> None:
     done = list(PreflightStep().run(ctx))[-1]
     assert isinstance(done, StepDone)
     warned = [w for w in done.warnings if w.code is WarningCode.DRAFT_ON_CPU]
-    assert len(warned) == 1 and "do not fit in the VRAM left free next to the target" in warned[0].message
+    assert len(warned) == 1 and "do not fit in the VRAM left free next to the target" in str(warned[0].message)
     assert step_warning("zh", warned[0].message).startswith("草稿模型在 CPU 上运行")
     assert step_warning("zh", "2 GPU processes") == "2 GPU processes"  # other messages stay as written
 

@@ -21,7 +21,9 @@ import pytest
 
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.cli.main import main
+from advisor.evidence.codec import decode
 from advisor.history.store import RunStore
+from advisor.text.message import Message
 
 pytestmark = pytest.mark.engine
 
@@ -53,7 +55,8 @@ def test_an_off_arm_that_speculates_stops_after_preflight(server_ngram: Any, sec
     evidence = json.loads((out / "evidence.json").read_text())
     assert list(evidence["steps"]) == ["preflight"], "nothing is measured after the guard"
     guards = evidence["steps"]["preflight"]["evidence"]["guards"]
-    assert guards["spec-off"]["passed"] is False and "speculation on" in guards["spec-off"]["detail"]
+    assert guards["spec-off"]["passed"] is False
+    assert "speculation on" in str(decode(Message, guards["spec-off"]["detail"]))
     verdict = printed["verdict"]
     assert verdict["verdict"] == "INCONCLUSIVE" and verdict["decided_by"].endswith("arms-not-as-claimed")
     assert "OFF arm: speculation on" in " ".join(verdict["because"])

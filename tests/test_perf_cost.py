@@ -54,7 +54,7 @@ def test_moe_verify_prior_is_steep_at_one_stream_and_mild_at_32() -> None:
     unknown = {k: v for k, v in base.items() if not k.startswith("model.expert")}
     one_p, many_p = predict(unknown | {"workload.concurrency": 1}), predict(unknown | {"workload.concurrency": 32})
     assert one_p is not None and many_p is not None
-    assert any("MoE shape 128 experts, top-8" in p for p in one_p.priors)
+    assert any("MoE shape 128 experts, top-8" in str(p) for p in one_p.priors)
     assert many_p.verify_ratio < 1.5 < 2.0 < one_p.verify_ratio
 
 

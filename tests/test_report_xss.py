@@ -28,6 +28,7 @@ from advisor.evidence.warnings import StepWarning, WarningCode
 from advisor.report.model import build_report
 from advisor.report.render_html import CSP, render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.text.message import Message
 
 CHROMIUM = Path("/usr/bin/chromium")
 PAYLOADS = (
@@ -50,11 +51,12 @@ def _hostile_evidence() -> Evidence:
                   engine=replace(run.environment.engine, version=PAYLOADS[4], model=PAYLOADS[0]),
                   model=replace(run.environment.model, file_type=PAYLOADS[5], name=PAYLOADS[1]))
     steps = {
-        "baseline": StepRecord("failed", reason=PAYLOADS[2], warnings=(StepWarning(WarningCode.NOISY, PAYLOADS[3]),)),
+        "baseline": StepRecord("failed", reason=Message.plain(PAYLOADS[2]),
+                               warnings=(StepWarning(WarningCode.NOISY, Message.plain(PAYLOADS[3])),)),
         "acceptance": StepRecord("done", evidence=AcceptanceEvidence(per_category={
             p: CategoryAcceptance(0.5, 0.4, 0.6, 2, 10, 5) for p in PAYLOADS})),
         "ab": StepRecord("done", evidence=ABEvidence(
-            decision="SKIP", guards={PAYLOADS[0]: Guard(False, PAYLOADS[1])}, reasons=PAYLOADS,
+            decision="SKIP", guards={PAYLOADS[0]: Guard(False, Message.plain(PAYLOADS[1]))}, reasons=PAYLOADS,
             pairs=(PairResult(PAYLOADS[3], 12.0, 11.0, False), PairResult(PAYLOADS[4], 12.0, 10.0, True)))),
     }
     return replace(run, run_id=PAYLOADS[0], config=replace(run.config, spec_type=PAYLOADS[1]), environment=env,

@@ -21,6 +21,7 @@ from advisor.events import Progress
 from advisor.lang import from_locale_names, system_language
 from advisor.report.strings import progress_text, verdict_lines
 from advisor.text import strings_cli, strings_cluster, strings_progress
+from advisor.text.message import Message, msg
 from tests.test_rules_cases import ALL_CASES, _flatten
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -176,29 +177,31 @@ def test_rules_readme_documents_the_scheme() -> None:
             tomllib.loads(file.read_text(encoding="utf-8"))  # still valid TOML after the additions
 
 
-@pytest.mark.parametrize("message", [
-    "decode speed of the same prompt varied by 45% between repeats",
-    "only 0% of drafted tokens were accepted on these prompts",
-    "1-minute load 9.7 on 2 logical cores: other work is running, timings will be noisy",
-    "repeating a prompt made speculation 12.71× faster than its first run: the engine reuses earlier outputs, "
-    "so benchmarks with repeated prompts overstate the speedup",
-    "12 complete pairs (ENABLE needs ≥ 20)",
-    "OFF-arm ms/token varies 45.1% (need < 10%)",
-    "OFF ms/token changed +12.5% over the pairs: slope t +4.10 (flag when beyond ±2.71 and the change beyond ±10%)",
-    "pairs that ran ON second were +3.2% faster than ON-first ones: Welch t +2.90 (flag above 2.43, one-sided "
-    "α = 0.01)",
-    "2 pairs with an outlier in one arm only; without them the speedup is 1.013× at t +1.20 against 1.02 (need "
-    "above 2.35 when there are any)",
-    "no GPU (nvidia-smi not found)",
+@pytest.mark.parametrize(("message", "english"), [
+    (msg("warn.noisy_repeats", cv=45.0), "decode speed of the same prompt varied by 45% between repeats"),
+    (msg("warn.low_acceptance", rate=0.0), "only 0% of drafted tokens were accepted on these prompts"),
+    (msg("detail.load_busy", load=9.7, cores=2),
+     "1-minute load 9.7 on 2 logical cores: other work is running, timings will be noisy"),
+    (msg("warn.trap_inflation", x=12.707), "repeating a prompt made speculation 12.71× faster than its first run: the "
+     "engine reuses earlier outputs, so benchmarks with repeated prompts overstate the speedup"),
+    (msg("detail.min_pairs", n=12, need=20), "12 complete pairs (ENABLE needs ≥ 20)"),
+    (msg("detail.drift", x=0.125, t=4.1, crit=2.71, limit=0.1),
+     "OFF ms/token changed +12.5% over the pairs: slope t +4.10 (flag when beyond ±2.71 and the change beyond ±10%)"),
+    (msg("detail.order_interaction", x=0.032, t=2.9, crit=2.43, alpha=0.01),
+     "pairs that ran ON second were +3.2% faster than ON-first ones: Welch t +2.90 (flag above 2.43, one-sided "
+     "α = 0.01)"),
+    (msg("detail.arm_outliers", n=2, x=1.013, t=1.2, bar=1.02, need=2.35),
+     "2 pairs with an outlier in one arm only; without them the speedup is 1.013× at t +1.20 against 1.02 (need "
+     "above 2.35 when there are any)"),
+    (msg("detail.no_gpu", why="nvidia-smi not found"), "no GPU (nvidia-smi not found)"),
 ])
-def test_step_warnings_read_in_chinese_with_their_numbers(message: str) -> None:
+def test_step_warnings_read_in_chinese_with_their_numbers(message: Message, english: str) -> None:
     from advisor.report.strings import step_warning
 
     zh = step_warning("zh", message)
     assert CJK.search(zh) and not re.search(r"[a-z]{4,} [a-z]{4,}", zh.replace("nvidia-smi not found", ""))
-    assert re.findall(r"\d+(?:\.\d+)?", zh) == re.findall(r"\d+(?:\.\d+)?", message) or \
-        sorted(re.findall(r"\d+(?:\.\d+)?", zh)) == sorted(re.findall(r"\d+(?:\.\d+)?", message))
-    assert step_warning("en", message) == message
+    assert sorted(re.findall(r"\d+(?:\.\d+)?", zh)) == sorted(re.findall(r"\d+(?:\.\d+)?", english))
+    assert step_warning("en", message) == english
     assert step_warning("zh", "the engine said: boom") == "the engine said: boom"
 
 
@@ -236,5 +239,5 @@ def test_alternatives_read_in_chinese() -> None:
              "gpu.count": 2, **FACTS}
     v = decide(facts, rules=RULES)
     assert v.verdict == "SKIP", v.because
-    assert len(v.alternatives) >= 4 and len(v.alternatives_zh) == len(v.alternatives)
+    assert len(v.alternatives) >= 4 and len(v.translations["zh"]["alternatives"]) == len(v.alternatives)
     assert all(CJK.search(a) for a in v.texts("alternatives", "zh"))

@@ -11,8 +11,10 @@ from typing import Any
 
 import pytest
 
+from advisor.evidence.codec import decode
 from advisor.history.store import RunStore
 from advisor.run.session import Session
+from advisor.text.message import Message
 from tests.run_faults import (
     can_chattr,
     database_files,
@@ -50,8 +52,9 @@ def test_server_sigkill_fails_the_step_and_the_run(step: str, demo_model: Path, 
     record = evidence["steps"][step]
     assert code == 1 and printed["status"] == "failed" and evidence["status"] == "failed"
     assert record["status"] == "failed"
-    assert "speculation-on llama-server stopped during the " + step in record["reason"]
-    assert "SIGKILL" in record["reason"]
+    reason = str(decode(Message, record["reason"]))  # the evidence keeps it as a message: key and values
+    assert "speculation-on llama-server stopped during the " + step in reason
+    assert "SIGKILL" in reason
     assert printed["verdict"]["because"][0].startswith("the speculation-on llama-server stopped")
     assert printed["verdict"]["verdict"] != "ENABLE"
     assert "SIGKILL" in printed["message"]

@@ -74,7 +74,7 @@ def test_a_timed_draft_model_feeds_the_prediction_and_the_reconciliation() -> No
     assert facts["spec.draft_cost_ratio"] == pytest.approx(0.12)
     rec = reconcile(facts)
     assert rec is not None and rec.draft_cost_ratio == pytest.approx(0.12)  # the timing, not a size estimate
-    assert not any("draft model" in p for p in rec.priors)
+    assert not any("draft model" in str(p) for p in rec.priors)
     # a head method's untimed 0 is not a measurement: the facts then carry no draft cost
     assert "spec.draft_cost_ratio" not in facts_from_evidence(_tuned(method="mtp"))
 

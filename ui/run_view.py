@@ -14,6 +14,7 @@ from advisor.report.strings import progress_text, step_warning
 from advisor.run.eta import Estimate, EtaTracker, estimate_line
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
+from advisor.text.message import Message
 from ui.charts.panel import ChartPanel
 from ui.step_list import StepList
 from ui.strings import language, tr
@@ -43,7 +44,7 @@ class RunView(QWidget):
         self.warnings = QListWidget()
         self.warnings.setWordWrap(True)
         self.warnings.setMaximumHeight(150)
-        self._warning_messages: list[str] = []  # as the core wrote them (English): re-shown on a language switch
+        self._warning_messages: list[Message | str] = []  # as the core said them: re-rendered on a language switch
         self.cancel_button = QPushButton()
         self.cancel_button.clicked.connect(self._cancel)
         self.verdict_button = QPushButton()
@@ -100,7 +101,7 @@ class RunView(QWidget):
         elif isinstance(event, QualityWarning):
             self._add_warning(event.message)
         elif isinstance(event, StepDone):
-            self.steps.finish(event.step, event.status, event.elapsed_s, event.reason)
+            self.steps.finish(event.step, event.status, event.elapsed_s, _reason_text(event.reason))
         self.charts.handle(event)
 
     def end(self, done: SessionDone) -> None:
@@ -125,7 +126,7 @@ class RunView(QWidget):
         """Show a saved run: step states from evidence, charts from each step's evidence."""
         self.steps.set_steps(list(evidence.steps))
         for step, record in evidence.steps.items():
-            self.steps.finish(step, record.status, record.elapsed_s, record.reason)
+            self.steps.finish(step, record.status, record.elapsed_s, _reason_text(record.reason))
         self._clear_warnings()
         self.eta, self._final = None, None
         self.overall.setText("")
@@ -135,7 +136,7 @@ class RunView(QWidget):
         self._set_status(None)
         self._set_buttons(running=False, has_verdict=True)
 
-    def _add_warning(self, message: str) -> None:
+    def _add_warning(self, message: Message | str) -> None:
         self._warning_messages.append(message)
         self.warnings.addItem(_warning_line(message))
 
@@ -186,6 +187,11 @@ class RunView(QWidget):
         self.charts.retranslate()
 
 
-def _warning_line(message: str) -> str:
+def _warning_line(message: Message | str) -> str:
     """A step's warning as the list shows it, in the window's language."""
     return f"⚠ {step_warning(language(), message)}"
+
+
+def _reason_text(reason: Message | str | None) -> str | None:
+    """A step's reason (why it failed or was skipped) in the window's language."""
+    return step_warning(language(), reason) if reason else None

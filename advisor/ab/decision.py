@@ -31,6 +31,7 @@ from advisor.ab.sequential import (
 from advisor.ab.types import ABDecision, PairResult, is_counted
 from advisor.core.ab_policy import ABPolicy
 from advisor.stats import FloatArray
+from advisor.text.message import Message
 
 
 def _validate(pairs: Sequence[PairResult]) -> None:
@@ -42,7 +43,7 @@ def _validate(pairs: Sequence[PairResult]) -> None:
 
 def _evaluate(
     counted: Sequence[PairResult], prefix: Sequence[PairResult], policy: ABPolicy
-) -> tuple[LookStats, dict[str, tuple[bool, str]], int]:
+) -> tuple[LookStats, dict[str, tuple[bool, Message]], int]:
     """Stats, guards and kernel code for one look over `counted` (the prefix gives record tallies)."""
     off = np.array([[p.off_ms_per_token for p in counted]], dtype=np.float64)
     on = np.array([[p.on_ms_per_token for p in counted]], dtype=np.float64)
@@ -67,7 +68,7 @@ def _decide(pairs: list[PairResult], policy: ABPolicy) -> ABDecision:
     _validate(pairs)
     positions = [i for i, p in enumerate(pairs) if is_counted(p)]
     counted = [pairs[i] for i in positions]
-    last: tuple[int, LookStats, dict[str, tuple[bool, str]], int] | None = None
+    last: tuple[int, LookStats, dict[str, tuple[bool, Message]], int] | None = None
     for k, n_k in enumerate(policy.looks, start=1):
         if n_k > len(counted):
             break

@@ -16,6 +16,7 @@ import numpy as np
 from advisor.ab.sequential import BoolArray, LookStats
 from advisor.ab.types import PairResult
 from advisor.core.ab_policy import ABPolicy
+from advisor.text.message import Message, msg
 
 
 def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:
@@ -34,12 +35,10 @@ def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:
     }
 
 
-def noise_notes(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, str]]:
+def noise_notes(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, Message]]:
     """Spread the paired interval already carries: reported beside the guards, never withholding (replication 0)."""
     cv = float(s.cv_off_pct[0])
-    return {"cv-off": (cv < policy.max_cv_off_pct,
-                       f"OFF-arm ms/token varies {cv:.1f}% across prompts (above {policy.max_cv_off_pct:.0f}% the "
-                       "machine was busy or the prompts differ widely; the paired interval carries it)")}
+    return {"cv-off": (cv < policy.max_cv_off_pct, msg("detail.cv_off", cv=cv, need=policy.max_cv_off_pct))}
 
 
 def all_pass(guards: dict[str, BoolArray]) -> BoolArray:
@@ -50,53 +49,35 @@ def all_pass(guards: dict[str, BoolArray]) -> BoolArray:
     return out
 
 
-def stat_guard_details(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, str]]:
+def stat_guard_details(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, Message]]:
     """Human detail for replication 0 (the scalar path)."""
     g = {name: bool(v[0]) for name, v in stat_guards(s, policy).items()}
     slow_pct = 100 * float(s.slow_share[0])
     drift, outliers = float(s.drift_total[0]), int(s.outlier_pairs[0])
     need_n = max(policy.min_pairs, policy.min_pairs_enable)
+    bar = 1 + policy.margin
     return {
-        "min-pairs": (g["min-pairs"], f"{s.n} complete pairs (ENABLE needs ≥ {need_n})"),
-        "spread": (g["spread"], f"sd of log-speedups {float(s.sd_d[0]):.4f} (0 means identical pairs)"),
-        "skew": (g["skew"], f"skewness {float(s.skewness[0]):+.2f} (need ≥ {policy.min_skewness:+.1f})"),
-        "median-and-total": (
-            g["median-and-total"],
-            f"median speedup {math.exp(float(s.median_d[0])):.3f}×, ratio of totals "
-            f"{float(s.ratio_totals[0]):.3f}× (need > 1 and > {1 + policy.margin:.2f})",
-        ),
-        "slow-prompts": (
-            g["slow-prompts"],
-            f"{slow_pct:.0f}% of prompts slower than {policy.slow_ratio}× "
-            f"(allowed ≤ {100 * policy.max_slow_share:.0f}%)",
-        ),
-        "sensitivity": (
-            g["sensitivity"],
-            f"without the top {100 * policy.sensitivity_drop:.0f}% of prompts the speedup is "
-            f"{math.exp(float(s.trimmed_mean_d[0])):.3f}× (need > {1 + policy.margin:.2f})",
-        ),
-        "order-balance": (
-            g["order-balance"],
-            f"the rarer run order covers {100 * float(s.order_share[0]):.0f}% of pairs "
-            f"(need ≥ {100 * policy.min_order_share:.0f}%)",
-        ),
-        "order-interaction": (
-            g["order-interaction"],
-            f"pairs that ran ON second were {math.expm1(float(s.order_diff_d[0])):+.1%} faster than ON-first "
-            f"ones: Welch t {float(s.order_t[0]):+.2f} (flag above {float(s.order_crit[0]):.2f}, one-sided "
-            f"α = {policy.order_alpha})",
-        ),
-        "drift": (
-            g["drift"],
-            f"OFF ms/token changed {drift:+.1%} over the pairs: slope t {float(s.drift_t[0]):+.2f} (flag when "
-            f"beyond ±{float(s.drift_crit[0]):.2f} and the change beyond ±{policy.max_drift:.0%})",
-        ),
-        "arm-outliers": (
-            g["arm-outliers"],
-            f"{outliers} pairs with an outlier in one arm only; without them the speedup is "
-            f"{math.exp(float(s.outlier_free_mean_d[0])):.3f}× at t {float(s.outlier_free_t[0]):+.2f} against "
-            f"{1 + policy.margin:.2f} (need above {policy.boundary:.2f} when there are any)",
-        ),
+        "min-pairs": (g["min-pairs"], msg("detail.min_pairs", n=s.n, need=need_n)),
+        "spread": (g["spread"], msg("detail.spread", sd=float(s.sd_d[0]))),
+        "skew": (g["skew"], msg("detail.skew", skew=float(s.skewness[0]), need=policy.min_skewness)),
+        "median-and-total": (g["median-and-total"], msg(
+            "detail.median_and_total", median=math.exp(float(s.median_d[0])), total=float(s.ratio_totals[0]),
+            need=bar)),
+        "slow-prompts": (g["slow-prompts"], msg(
+            "detail.slow_prompts", pct=slow_pct, ratio=policy.slow_ratio, allowed=100 * policy.max_slow_share)),
+        "sensitivity": (g["sensitivity"], msg(
+            "detail.sensitivity", top=100 * policy.sensitivity_drop, x=math.exp(float(s.trimmed_mean_d[0])),
+            need=bar)),
+        "order-balance": (g["order-balance"], msg(
+            "detail.order_balance", pct=100 * float(s.order_share[0]), need=100 * policy.min_order_share)),
+        "order-interaction": (g["order-interaction"], msg(
+            "detail.order_interaction", x=math.expm1(float(s.order_diff_d[0])), t=float(s.order_t[0]),
+            crit=float(s.order_crit[0]), alpha=policy.order_alpha)),
+        "drift": (g["drift"], msg(
+            "detail.drift", x=drift, t=float(s.drift_t[0]), crit=float(s.drift_crit[0]), limit=policy.max_drift)),
+        "arm-outliers": (g["arm-outliers"], msg(
+            "detail.arm_outliers", n=outliers, x=math.exp(float(s.outlier_free_mean_d[0])),
+            t=float(s.outlier_free_t[0]), bar=bar, need=policy.boundary)),
     }
 
 
@@ -113,7 +94,7 @@ class RecordCounts:
     counted: int  # complete pairs that enter d (no failure, no loop)
 
 
-def record_guards(c: RecordCounts, policy: ABPolicy) -> dict[str, tuple[bool, str]]:
+def record_guards(c: RecordCounts, policy: ABPolicy) -> dict[str, tuple[bool, Message]]:
     """Failure asymmetry, repetition loops and throttling (reliability.md §8 A16, §4.4, §3)."""
     att = max(c.attempted, 1)
     excess = (c.failed_on - c.failed_off) / att
@@ -123,25 +104,17 @@ def record_guards(c: RecordCounts, policy: ABPolicy) -> dict[str, tuple[bool, st
     loop_ok = c.loops_on_only == 0 and loop_share <= policy.max_loop_share
     thr_share = c.throttled / max(c.counted, 1)
     return {
-        "failures": (
-            fail_ok,
-            f"failed requests: OFF {c.failed_off}, ON {c.failed_on} of {c.attempted} pairs "
-            f"(ON excess allowed ≤ {100 * policy.max_failure_excess:.0f}%, "
-            f"either arm ≤ {100 * policy.max_failure_rate:.0f}%)",
-        ),
-        "repetition-loops": (
-            loop_ok,
-            f"{c.loops_any} pairs dropped for repetition loops, {c.loops_on_only} only under ON "
-            f"(allowed: none only-ON, ≤ {100 * policy.max_loop_share:.0f}% overall)",
-        ),
-        "throttling": (
-            thr_share <= policy.max_throttled_share,
-            f"{c.throttled} of {c.counted} counted pairs ran during thermal/HW slowdown",
-        ),
+        "failures": (fail_ok, msg(
+            "detail.failures", off=c.failed_off, on=c.failed_on, n=c.attempted,
+            excess=100 * policy.max_failure_excess, rate=100 * policy.max_failure_rate)),
+        "repetition-loops": (loop_ok, msg(
+            "detail.repetition_loops", n=c.loops_any, on=c.loops_on_only, share=100 * policy.max_loop_share)),
+        "throttling": (thr_share <= policy.max_throttled_share,
+                       msg("detail.throttling", n=c.throttled, counted=c.counted)),
     }
 
 
-def failed_names(guards: dict[str, tuple[bool, str]]) -> Sequence[str]:
+def failed_names(guards: dict[str, tuple[bool, Message]]) -> Sequence[str]:
     """Names of the guards that did not pass, in a stable order."""
     return [name for name, (passed, _) in guards.items() if not passed]
 

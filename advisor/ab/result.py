@@ -12,6 +12,7 @@ from advisor.ab.sequential import CODE_TO_DECISION, LookStats
 from advisor.ab.types import ABDecision, Decision, PairResult, is_counted
 from advisor.core.ab_policy import ABPolicy
 from advisor.text import percent
+from advisor.text.message import Message, render
 
 
 def _arm_percentiles(counted: Sequence[PairResult]) -> tuple[float | None, ...]:
@@ -29,7 +30,7 @@ def _match_rate(counted: Sequence[PairResult]) -> float | None:
 
 def _reasons(
     decision: Decision, look: int | None, n: int, s: LookStats | None,
-    guards: dict[str, tuple[bool, str]], policy: ABPolicy,
+    guards: dict[str, tuple[bool, Message]], policy: ABPolicy,
 ) -> list[str]:
     bar = f"{1 + policy.margin:.2f}×"
     if s is None:
@@ -42,20 +43,20 @@ def _reasons(
                 f"(look {look} of {len(policy.looks)}); every check passed."]
     if decision is Decision.SKIP:
         out = [f"No worthwhile gain: {est}; the speedup is below {bar} with high confidence."]
-        return out + [f"Also noted: {guards[name][1]}." for name in failed]
+        return out + [f"Also noted: {render(guards[name][1], 'en')}." for name in failed]
     if decision is Decision.CONTINUE:
         nxt = next((k for k in policy.looks if k > n), policy.looks[-1])
         return [f"{n} complete pairs so far ({est}); no verdict before the next planned look at {nxt} pairs."]
     if float(s.t_stat[0]) > policy.boundary and failed:
         head = f"The speedup {est} cleared the statistical bound, but checks failed, so it cannot be ENABLE."
-        return [head] + [f"Check '{name}' failed: {guards[name][1]}." for name in failed]
+        return [head] + [f"Check '{name}' failed: {render(guards[name][1], 'en')}." for name in failed]
     return [f"The speedup {est} is neither clearly above nor clearly below {bar}: leave speculation off, "
             "or run more prompts."]
 
 
 def build_decision(
     code: int, look: int | None, counted: Sequence[PairResult], prefix: Sequence[PairResult],
-    stats: LookStats | None, guards: dict[str, tuple[bool, str]], policy: ABPolicy,
+    stats: LookStats | None, guards: dict[str, tuple[bool, Message]], policy: ABPolicy,
 ) -> ABDecision:
     """Assemble the verdict for the pairs `counted` (the first n complete pairs of `prefix`)."""
     decision = CODE_TO_DECISION[code]
@@ -105,6 +106,6 @@ def fail_closed(pairs: Sequence[PairResult], policy: ABPolicy, why: str) -> ABDe
          "t_stat", "off_p50_ms", "off_p99_ms", "on_p50_ms", "on_p99_ms", "outputs_match_rate"))
     return ABDecision(
         decision=Decision.INCONCLUSIVE, look=None, n_pairs=n_ok, n_attempted=n_att, n_failed_off=n_off,
-        n_failed_on=n_on, **none, guards={"statistics": (False, why)},
+        n_failed_on=n_on, **none, guards={"statistics": (False, Message.plain(why))},
         reasons=(f"No verdict: {why}. Leave speculation off and re-run.",),
     )

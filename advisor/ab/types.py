@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from advisor.text.message import Message
+
 
 class Decision(StrEnum):
     """The A/B verdict. CONTINUE only between planned looks, while more pairs are planned."""
@@ -68,10 +70,10 @@ class ABDecision:
     on_p50_ms: float | None
     on_p99_ms: float | None
     outputs_match_rate: float | None
-    guards: Mapping[str, tuple[bool, str]]
+    guards: Mapping[str, tuple[bool, Message]]
     reasons: tuple[str, ...]
     # spread the paired interval already carries (OFF ms/token CV across prompts): warned, never withholding
-    notes: Mapping[str, tuple[bool, str]] = field(default_factory=dict)
+    notes: Mapping[str, tuple[bool, Message]] = field(default_factory=dict)
     # sizes of what could bias the interval, at the look that decided: drift (OFF change over the pairs, 0.1 =
     # 10%), order_effect (ON-second pairs faster by, 0.03 = 3%), arm_outlier_pairs, outlier_free_speedup (×),
     # and cv_off_pct (the spread it carries)

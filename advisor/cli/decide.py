@@ -92,7 +92,7 @@ def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
     for w in v.texts("warnings", lang):
         print(f"  {label['warning']}: {w}")
     if v.assumptions:
-        print(text(lang, "assumptions.line", items="; ".join(v.assumptions)))
+        print(text(lang, "assumptions.line", items=("；" if lang == "zh" else "; ").join(v.texts("assumptions", lang))))
     if v.missing_facts:
         print(text(lang, "decide.missing", facts=", ".join(v.missing_facts)))
     # by default the checks that decided (a walk over a sparse facts file has dozens of unknowns)

@@ -25,9 +25,12 @@ from advisor.perf.predict import Prediction, predict
 from advisor.recommend.alternatives import bilingual
 from advisor.recommend.build import recommend
 from advisor.recommend.types import Recommendation
+from advisor.text.message import render_all
 
 CONFIRM_TEXT = "confirm with the A/B"
 PREDICTED_TEXT = "Predicted"  # how the prediction's own sentences start (rules/prediction.toml and below)
+TextKey = Literal["because", "warnings", "caveats", "alternatives", "assumptions"]
+TEXT_KEYS: tuple[TextKey, ...] = ("because", "warnings", "caveats", "alternatives", "assumptions")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +51,8 @@ class Verdict:
     path: tuple[str, ...]
     measured_with: str | None = None  # the drafter's knobs as measured (spec.settings), when known
     caveats: tuple[str, ...] = ()     # checks that could not be made for lack of facts; the verdict stands
-    # the same sentences in Chinese, index for index (`texts(lang)`)
-    because_zh: tuple[str, ...] = ()
-    warnings_zh: tuple[str, ...] = ()
-    caveats_zh: tuple[str, ...] = ()
-    alternatives_zh: tuple[str, ...] = ()
+    # the same sentences in other languages, index for index: language → text key → sentences (`texts`)
+    translations: Mapping[str, Mapping[TextKey, tuple[str, ...]]] = dataclasses.field(default_factory=dict)
     # every reason the verdict is withheld, in the tree's order, each with a remedy (advisor/decide/blocking.py)
     blocking: tuple[Blocking, ...] = ()
     # INCONCLUSIVE with settings that measured faster: the flags to try, "measured, not confirmed" (`flags` stays
@@ -63,10 +63,11 @@ class Verdict:
     # how sure the prediction is: its interval, the direction it supports and what to measure first
     prediction_interval: PredictiveInterval | None = None
 
-    def texts(self, key: Literal["because", "warnings", "caveats", "alternatives"], lang: str) -> tuple[str, ...]:
-        """`because`, `warnings` or `caveats` in `lang` (English when no translation was made)."""
+    def texts(self, key: TextKey, lang: str) -> tuple[str, ...]:
+        """`because`, `warnings`, `caveats`, `alternatives` or `assumptions` in `lang` (English when no
+        translation was made)."""
         english: tuple[str, ...] = getattr(self, key)
-        local: tuple[str, ...] = getattr(self, f"{key}_zh") if lang == "zh" else ()
+        local = self.translations.get(lang, {}).get(key, ())
         return local if len(local) == len(english) else english
 
 
@@ -162,6 +163,7 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
                              f"性能模型预测 {pred.speedup:.2f}×，但 A/B 实测为 {measured:.2f}×；"
                              "请检查草稿是否跑在 CPU 上、引擎是否退化，或每步开销。"))
     missing = sorted({*result.missing, *result.deferred})
+    priors = pred.priors if pred is not None else ()
     instead = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
     caveats = [(f"{rule}/{branch}: not checked, needs {', '.join(need)}",
                 f"{rule}/{branch}：未检查，需要 {', '.join(need)}") for rule, branch, need in result.caveats]
@@ -173,12 +175,12 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
         warnings=tuple(en for en, _ in warnings), rule_id=result.rule, branch_id=result.branch,
         path=tuple(result.path), caveats=tuple(en for en, _ in caveats),
         measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
-        because_zh=tuple(zh for _, zh in because), warnings_zh=tuple(zh for _, zh in warnings),
-        caveats_zh=tuple(zh for _, zh in caveats), alternatives_zh=tuple(zh for _, zh in instead),
+        translations={"zh": {"because": tuple(zh for _, zh in because), "warnings": tuple(zh for _, zh in warnings),
+                             "caveats": tuple(zh for _, zh in caveats), "alternatives": tuple(zh for _, zh in instead),
+                             "assumptions": render_all(priors, "zh")}},
         blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else (),
         try_flags=_settings_to_try(verdict, facts, pred),
-        # the priors name parameters and sources (numbers, units, model names): kept as the model wrote them
-        assumptions=tuple(pred.priors) if pred is not None else (), prediction_interval=band)
+        assumptions=render_all(priors, "en"), prediction_interval=band)
 
 
 def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None) -> Recommendation | None:
@@ -198,8 +200,8 @@ def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction
 def _failed(exc: Exception) -> Verdict:
     return Verdict("INCONCLUSIVE", (f"Evaluation failed ({type(exc).__name__}: {exc}); no recommendation.",),
                    (), (), None, False, None, (), ("internal error while deciding",), "", "", (),
-                   because_zh=(f"评估失败（{type(exc).__name__}: {exc}）；没有建议。",),
-                   warnings_zh=("判定时发生内部错误",))
+                   translations={"zh": {"because": (f"评估失败（{type(exc).__name__}: {exc}）；没有建议。",),
+                                        "warnings": ("判定时发生内部错误",)}})
 
 
 def decide(facts: Mapping[str, object], *, rules_dir: Path | None = None, rules: RuleSet | None = None) -> Verdict:
@@ -239,10 +241,8 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "path": list(v.path),
         "measured_with": v.measured_with,
         "caveats": list(v.caveats),
-        "because_zh": list(v.because_zh),
-        "warnings_zh": list(v.warnings_zh),
-        "caveats_zh": list(v.caveats_zh),
-        "alternatives_zh": list(v.alternatives_zh),
+        **{f"{key}_{lang}": list(texts.get(key, ())) for lang, texts in v.translations.items()
+           for key in TEXT_KEYS},
         "blocking": [dataclasses.asdict(b) for b in v.blocking],
         "try_flags": _flags_json(v.try_flags),
         "assumptions": list(v.assumptions),

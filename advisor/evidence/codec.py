@@ -5,7 +5,8 @@ with non-finite floats written as null, so the file is strict JSON every reader 
 target type: dataclasses (unknown keys ignored, so newer files still load; missing keys take the field's
 default), `X | None`, `X | Unavailable`, `tuple[T, ...]`, `Mapping[str, T]` (and `Mapping[int, T]`),
 `Literal`, `Enum`, `Path` and plain scalars (null in a plain `float` field is NaN, the inverse of the
-encoder). Anything that does not fit raises `EvidenceError` naming the path of the bad value
+encoder). A dataclass with a `decode_plain` classmethod also reads a plain string (a saved run's English-only
+warning as a `Message`). Anything that does not fit raises `EvidenceError` naming the path of the bad value
 ("steps.ab.evidence.ci_low: expected a number, got 'x'"), never a KeyError or TypeError deep inside a reader.
 """
 
@@ -136,6 +137,10 @@ def _union(tp: Any, data: Any, path: str, depth: int) -> Any:
     if isinstance(data, Mapping) and "unavailable" in data and Unavailable in options:
         return _decode(Unavailable, {"reason": data.get("unavailable"), "detail": data.get("detail", "")},
                        path, depth + 1)
+    # a value whose own JSON type is an option is that option (2.0 stays a float in `int | float`, 3 an int)
+    exact = next((o for o in options if o in (int, float, str) and type(data) is o), None)
+    if exact is not None:
+        return exact(data)
     errors: list[EvidenceError] = []
     for option in options:
         if option is type(None) or (option is Unavailable and not isinstance(data, Mapping)):
@@ -187,6 +192,8 @@ def _key(tp: Any, key: Any, path: str) -> Any:
 
 
 def _dataclass(cls: type, data: Any, path: str, depth: int) -> Any:
+    if isinstance(data, str) and (plain := getattr(cls, "decode_plain", None)) is not None:
+        return plain(data)  # an older file's plain string where a structured value is now (text.message.Message)
     if not isinstance(data, Mapping):
         raise _fail(path, "an object", data)
     hints = _hints(cls)

@@ -13,12 +13,14 @@ import sys
 import typing
 
 from advisor.evidence import draft, placement, schema, steps, tuner, units, warnings
+from advisor.text import message
 
 # The order a reader meets them in: the file, then what it holds.
 CLASSES: tuple[type, ...] = (
     schema.Evidence, schema.ConfigRecord, schema.Environment, schema.ModelFile, draft.DraftSetup, placement.Placement,
     placement.ModelPlacement, schema.WorkloadSummary,
-    schema.StepRecord, warnings.StepWarning, schema.Reconciliation, steps.PreflightEvidence, steps.Guard,
+    schema.StepRecord, warnings.StepWarning, message.Message, schema.Reconciliation, steps.PreflightEvidence,
+    steps.Guard,
     steps.BaselineEvidence,
     steps.RequestRecord, steps.AcceptanceEvidence, steps.CategoryAcceptance, steps.CanaryEvidence,
     steps.CanaryRepeat, steps.CanaryRerun, steps.VerifyEvidence, steps.VerifyCurve, steps.VerifyPoint,

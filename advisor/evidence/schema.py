@@ -28,6 +28,7 @@ from advisor.evidence.steps import (
 )
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
 from advisor.evidence.warnings import StepWarning, WarningCode
+from advisor.text.message import Message
 from probes.engines.base import EngineInfo
 from probes.engines.llamacpp.binary import LlamaServerBinary
 from probes.gpu.probe import GpuReport
@@ -152,7 +153,7 @@ class StepRecord:
     """How one step ended, its warnings, and its evidence (None when it was skipped or failed early)."""
 
     status: StepStatus
-    reason: str | None = None
+    reason: Message | None = None  # why it failed or was skipped (an older file's sentence: plain text)
     elapsed_s: float = 0.0
     warnings: tuple[StepWarning, ...] = ()
     evidence: StepEvidence | None = None
@@ -167,7 +168,7 @@ class Reconciliation:
     """The perf model's speedup for the measured setup beside the A/B (design.md §4); a gap is a finding."""
 
     predicted_speedup: float
-    priors: tuple[str, ...] = ()
+    priors: tuple[Message, ...] = ()  # what the model assumed for facts not given (an older file: plain text)
     gamma: int | None = None
     alpha: float | None = None
     tokens_per_step: float | None = None     # expected tokens a verify step yields

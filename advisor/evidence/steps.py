@@ -13,6 +13,7 @@ from typing import Literal
 from advisor.ab.categories import CategorySpeedup
 from advisor.ab.divergence import DivergenceCheck
 from advisor.ab.types import PairResult
+from advisor.text.message import Message, render
 
 Bottleneck = Literal["memory", "compute", "overhead"]
 BandwidthSource = Literal["gpu-nvml", "host-measured"]
@@ -65,7 +66,7 @@ class Guard:
     """One guard: passed True/False, or None when it could not be checked, with what was seen."""
 
     passed: bool | None
-    detail: str
+    detail: Message
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +98,7 @@ SPEC_GUARDS = ("spec-off", "spec-on")
 
 def arms_mismatch(guards: Mapping[str, Guard]) -> str:
     """The speculation guards that failed, e.g. 'OFF arm: speculation on (ngram-mod)'; '' when none did."""
-    return "; ".join(f"{name.removeprefix('spec-').upper()} arm: {g.detail}"
+    return "; ".join(f"{name.removeprefix('spec-').upper()} arm: {render(g.detail, 'en')}"
                      for name, g in guards.items() if name in SPEC_GUARDS and g.passed is False)
 
 

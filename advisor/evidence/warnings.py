@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from advisor.text.message import Message
+
 
 class WarningCode(StrEnum):
     """Why a step's evidence is weaker than it looks."""
@@ -77,7 +79,8 @@ THROTTLE_CODES = frozenset({WarningCode.GUARD_GPU_THROTTLE, WarningCode.AB_THROT
 
 @dataclass(frozen=True, slots=True)
 class StepWarning:
-    """One quality warning of one step."""
+    """One quality warning of one step: its code and what it says, as a catalogue key and values (an older
+    file's English sentence reads back as a message with no key, shown as written)."""
 
     code: WarningCode
-    message: str
+    message: Message

@@ -24,6 +24,7 @@ from advisor.perf.constants import (
 )
 from advisor.perf.cost import Machine, MoeShape, Target
 from advisor.perf.model import moe_shared_fraction
+from advisor.text.message import Message, msg
 
 Family = Literal["ngram", "head", "draft", "block"]
 
@@ -82,20 +83,20 @@ def bits_per_weight(quant: str) -> float | None:
     return None
 
 
-def bytes_per_param(facts: Mapping[str, object], priors: list[str]) -> float:
+def bytes_per_param(facts: Mapping[str, object], priors: list[Message]) -> float:
     """Weight bytes per parameter from model.quant, else the engine's usual format, else BF16."""
     quant = facts.get("model.quant")
     bits = bits_per_weight(quant) if isinstance(quant, str) else None
     if bits is not None:
         return bits / 8.0
     if str(facts.get("engine.kind", "")).lower() in LAYER_SPLIT_ENGINES:
-        priors.append(f"weights Q4_K_M ({LLAMACPP_DEFAULT_BPW} bits, usual for {facts['engine.kind']})")
+        priors.append(msg("assume.q4_k_m", bits=LLAMACPP_DEFAULT_BPW, engine=str(facts["engine.kind"])))
         return LLAMACPP_DEFAULT_BPW / 8.0
-    priors.append("weights BF16 (2 bytes per parameter)")
+    priors.append(msg("assume.bf16"))
     return 2.0
 
 
-def target(facts: Mapping[str, object], concurrency: int, priors: list[str]) -> tuple[Target, float]:
+def target(facts: Mapping[str, object], concurrency: int, priors: list[Message]) -> tuple[Target, float]:
     """The target model and its total weight bytes (GB, for the device prior)."""
     bpp = bytes_per_param(facts, priors)
     measured_gb = f(facts, "model.bytes_per_token_gb")
@@ -107,29 +108,29 @@ def target(facts: Mapping[str, object], concurrency: int, priors: list[str]) -> 
         active = measured_gb / bpp
     if active is None:
         active = DEFAULT_PARAMS_B
-        priors.append(f"model size {DEFAULT_PARAMS_B:g}B (not given)")
+        priors.append(msg("assume.model_size", b=DEFAULT_PARAMS_B))
     total = total if total is not None and total >= active else active
     context = facts.get("workload.context_tokens")
     depth = context if isinstance(context, int) and not isinstance(context, bool) and context >= 0 else None
     if depth is None:
         depth = DEFAULT_CONTEXT_TOKENS
         if concurrency > 1:
-            priors.append(f"context depth {DEFAULT_CONTEXT_TOKENS} tokens per request")
+            priors.append(msg("assume.context", n=DEFAULT_CONTEXT_TOKENS))
     kv_gb = KV_BYTES_PER_TOKEN_AT_8B * math.sqrt(active / 8.0) * depth / 1e9
     shape = moe_shape(facts, active, total, priors) if moe and total > active else None
     return Target(active, measured_gb if measured_gb is not None else active * bpp, kv_gb, shape), total * bpp
 
 
-def moe_shape(facts: Mapping[str, object], active: float, total: float, priors: list[str]) -> MoeShape:
+def moe_shape(facts: Mapping[str, object], active: float, total: float, priors: list[Message]) -> MoeShape:
     """Experts, top-m and shared share from the counts, or the typical 128/top-8 shape."""
     n, m = facts.get("model.expert_count"), facts.get("model.expert_used_count")
     if not (isinstance(n, int) and isinstance(m, int) and 0 < m < n):
         n, m = MOE_PRIOR
-        priors.append(f"MoE shape {n} experts, top-{m} (counts not given)")
+        priors.append(msg("assume.moe", n=n, m=m))
     return MoeShape(n, m, moe_shared_fraction(total, active, n, m))
 
 
-def machine(facts: Mapping[str, object], total_gb: float, priors: list[str]) -> Machine:
+def machine(facts: Mapping[str, object], total_gb: float, priors: list[Message]) -> Machine:
     """Bandwidth and FLOPs of what runs one forward: NVML facts, then the hardware table, then priors."""
     raw_name = facts.get("gpu.name")
     name = raw_name if isinstance(raw_name, str) and raw_name.strip() else None
@@ -139,7 +140,7 @@ def machine(facts: Mapping[str, object], total_gb: float, priors: list[str]) -> 
     # CPU decode (no GPU, or a CPU-only engine build on a GPU box): the measured RAM bandwidth is the roofline
     if ram is not None and (count_fact == 0 or backend_of(facts) == "cpu"):
         if tflops is None:
-            priors.append(f"CPU compute {CPU_PRIOR_TFLOPS} TFLOPS")
+            priors.append(msg("assume.cpu_compute", tflops=CPU_PRIOR_TFLOPS))
         return Machine(ram, tflops or CPU_PRIOR_TFLOPS, 1)
     match = hardware.lookup(name)
     count = count_fact if isinstance(count_fact, int) and not isinstance(count_fact, bool) and count_fact > 0 \
@@ -149,14 +150,14 @@ def machine(facts: Mapping[str, object], total_gb: float, priors: list[str]) -> 
         tflops = tflops if tflops is not None else match.device.fp16_tflops
     if bw is None or tflops is None:
         prior = _prior_device(count, total_gb)
-        why = f"{name!r} is not in the hardware table" if name else "no GPU named"
+        why = msg("assume.why_unknown_gpu", name=name) if name else msg("assume.why_no_gpu")
         if bw is None:
-            priors.append(f"GPU {prior.name} ({why})")
+            priors.append(msg("assume.gpu", device=prior.name, why=why))
             bw = prior.bandwidth_gbs
         if tflops is None:
             tflops = prior.fp16_tflops * bw / prior.bandwidth_gbs
             if match is None and f(facts, "gpu.peak_bandwidth_gbs") is not None:
-                priors.append(f"compute {tflops:.0f} TFLOPS (FLOPs per byte of a {prior.name}; {why})")
+                priors.append(msg("assume.gpu_compute", tflops=tflops, device=prior.name, why=why))
     if count > 1 and str(facts.get("engine.kind", "")).lower() in LAYER_SPLIT_ENGINES:
         return Machine(bw, tflops, 1)  # layers run one card after another: one card's bandwidth at a time
     return Machine(bw * count, tflops * count, count)
@@ -190,21 +191,21 @@ def head_fraction(active_params_b: float, method: str) -> float:
 
 
 def draft(facts: Mapping[str, object], gamma: int, active_params_b: float, size_prior: float,
-          priors: list[str]) -> Draft:
+          priors: list[Message]) -> Draft:
     """The draft setup; the head size is an architecture estimate and the draft size a prior unless given."""
     method = str(facts.get("spec.method", "") or "")
     fam = family(method) if method else "draft"
     measured = f(facts, "spec.draft_cost_ratio") is not None
     if not method and not measured:
-        priors.append("a separate draft model (spec.method not given)")
+        priors.append(msg("assume.draft_model"))
     passes = 1 if fam == "block" or method.lower() == "medusa" else gamma
     head = head_fraction(active_params_b, method) if fam == "head" else 0.0
     if fam == "head" and not measured:
-        priors.append(f"draft head ≈ one layer + LM head ({head:.1%} of a step; architecture estimate)")
+        priors.append(msg("assume.draft_head", share=head))
     ratio = size_prior
     draft_b = f(facts, "spec.draft_params_b")
     if fam in ("draft", "block") and draft_b is not None and active_params_b > 0:
         ratio = draft_b / active_params_b
     elif fam in ("draft", "block") and not measured:
-        priors.append(f"draft model {size_prior:.0%} of the target's size (spec.draft_params_b not given)")
+        priors.append(msg("assume.draft_size", share=size_prior))
     return Draft(fam, gamma, passes, head, ratio)

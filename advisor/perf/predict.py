@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from advisor.perf import cost, inputs
 from advisor.perf.constants import FITTED, CostConstants
+from advisor.text.message import Message, msg
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +33,7 @@ class Prediction:
     alpha: float           # acceptance rate as engines count it: accepted ÷ drafted
     draft_cost_ratio: float
     verify_ratio: float
-    priors: tuple[str, ...]
+    priors: tuple[Message, ...]  # what it assumed for facts not given (the assume.* messages)
     overhead_ratio: float = 0.0
     draft_passes: int = 0
     plain_step_ms: float = 0.0
@@ -53,20 +54,20 @@ def _int(facts: Mapping[str, object], name: str) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
-def _gamma(facts: Mapping[str, object], tau: float | None, priors: list[str]) -> int:
+def _gamma(facts: Mapping[str, object], tau: float | None, priors: list[Message]) -> int:
     gamma = _int(facts, "spec.draft_max")
     if gamma is not None and gamma >= 1:
         return gamma
     # a step cannot accept more than it drafted: without γ, take the llama.cpp default or ⌈τ⌉ if τ says more
     gamma = max(inputs.DEFAULT_GAMMA, math.ceil(tau)) if tau is not None else inputs.DEFAULT_GAMMA
-    priors.append(f"draft length γ = {gamma} (spec.draft_max not given)")
+    priors.append(msg("assume.gamma", gamma=gamma))
     return gamma
 
 
 def _costs(facts: Mapping[str, object], gamma: int, batch: int, c: CostConstants,
-           priors: list[str]) -> tuple[cost.StepCosts, bool]:
+           priors: list[Message]) -> tuple[cost.StepCosts, bool]:
     """Step costs, and whether they came from measurements alone (no roofline or architecture estimate)."""
-    hw_priors: list[str] = []  # what the roofline assumed; listed only if a roofline term is used below
+    hw_priors: list[Message] = []  # what the roofline assumed; listed only if a roofline term is used below
     tgt, total_gb = inputs.target(facts, batch, hw_priors)
     mach = inputs.machine(facts, total_gb, hw_priors)
     fixed, scale = cost.fixed_ms(mach, c), 1.0
@@ -114,7 +115,7 @@ def predict(facts: Mapping[str, object], constants: CostConstants = FITTED) -> P
     rate, tau = inputs.f(facts, "acceptance.rate"), inputs.f(facts, "acceptance.mean_length")
     if rate is None and tau is None:
         return None
-    priors: list[str] = []
+    priors: list[Message] = []
     gamma = _gamma(facts, tau, priors)
     if tau is None:
         tau = 1.0 + min(max(rate or 0.0, 0.0), 1.0) * gamma

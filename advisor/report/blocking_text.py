@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from advisor.report.strings import text, verdict_lines
-from advisor.report.warnings_zh import translate_assumption
 
 # How advisor/decide/verdict.py starts the `because` lines that join several withholding reasons in one
 WITHHELD_PREFIXES = ("ENABLE withheld: ", "暂不建议开启：", "The A/B favours speculation, but", "A/B 倾向于推测解码")
@@ -39,8 +38,9 @@ def other_because(verdict: Mapping[str, Any], lang: str) -> list[str]:
 
 
 def assumptions_line(verdict: Mapping[str, Any], lang: str) -> str | None:
-    """One line naming what the prediction assumed for facts not given (None when it assumed nothing)."""
-    items = [translate_assumption(str(x)) if lang == "zh" else str(x) for x in verdict.get("assumptions") or []]
+    """One line naming what the prediction assumed for facts not given (None when it assumed nothing); the
+    verdict writes them in each language (`assumptions_zh`), an older verdict in English only."""
+    items = verdict_lines(verdict, "assumptions", lang)
     return text(lang, "assumptions.line", items=("；" if lang == "zh" else "; ").join(items)) if items else None
 
 

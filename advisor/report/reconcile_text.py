@@ -9,7 +9,8 @@ from typing import Any
 from advisor.evidence.schema import Evidence
 from advisor.report.series import num
 from advisor.report.strings import fmt_speedup, text
-from advisor.report.warnings_zh import translate_assumption
+from advisor.text import LANGS
+from advisor.text.message import render_all
 
 
 def reconciliation_section(evidence: Evidence | None) -> dict[str, Any] | None:
@@ -27,7 +28,8 @@ def reconciliation_section(evidence: Evidence | None) -> dict[str, Any] | None:
             "relative_error": num(rec.relative_error), "gamma": rec.gamma, "alpha": num(rec.alpha),
             "tokens_per_step": num(rec.tokens_per_step), "verify_ratio": num(rec.verify_ratio),
             "draft_cost_ratio": num(rec.draft_cost_ratio), "overhead_ratio": num(rec.overhead_ratio),
-            "plain_step_ms": num(rec.plain_step_ms), "priors": [str(p) for p in rec.priors]}
+            "plain_step_ms": num(rec.plain_step_ms), "priors": list(render_all(rec.priors, "en")),
+            **{f"priors_{lang}": list(render_all(rec.priors, lang)) for lang in LANGS if lang != "en"}}
 
 
 def _ratio(value: Any) -> str:
@@ -59,6 +61,7 @@ def _after(section: Mapping[str, Any], lang: str) -> list[str]:
     else:
         lines.append(text(lang, "reconcile.unmeasured"))
     if section.get("priors"):
-        priors = [translate_assumption(p) if lang == "zh" else p for p in section["priors"]]
+        local = section.get(f"priors_{lang}") if lang != "en" else None  # absent in an older report
+        priors = [str(p) for p in (local if isinstance(local, list) else section["priors"])]
         lines.append(text(lang, "reconcile.priors", priors=("；" if lang == "zh" else "; ").join(priors)))
     return lines

@@ -24,6 +24,7 @@ from advisor.report.render_json import script_safe_json
 from advisor.report.results import localized
 from advisor.report.strings import (
     concurrency_line,
+    entry_text,
     fmt_speedup,
     fmt_value,
     guard_name,
@@ -32,7 +33,6 @@ from advisor.report.strings import (
     row_name,
     speedup_line,
     status_word,
-    step_warning,
     text,
     trace_outcome,
     trace_word,
@@ -207,7 +207,7 @@ def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
     # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
     state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
     return (f'<tr><td class="k">{e(guard_name(lang, guard["name"]))}</td><td class="res {state}">'
-            f'{e(text(lang, "guard." + state))}</td><td>{e(step_warning(lang, guard["detail"]))}</td></tr>')
+            f'{e(text(lang, "guard." + state))}</td><td>{e(entry_text(guard, "detail", lang))}</td></tr>')
 
 
 def _step(step: Mapping[str, Any], lang: str) -> str:
@@ -217,9 +217,9 @@ def _step(step: Mapping[str, Any], lang: str) -> str:
              f'<span class="badge {e(status)}">{e(text(lang, "status." + status))}</span></h3>'
              f'<span class="muted">{e(elapsed)}</span></div>']
     if step.get("reason"):
-        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(step["reason"])}</p>')
+        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(entry_text(step, "reason", lang))}</p>')
     if step["warnings"]:
-        shown = (step_warning(lang, w["message"]) for w in step["warnings"])
+        shown = (entry_text(w, "message", lang) for w in step["warnings"])
         parts.append('<div class="card warn">' + _list(shown) + "</div>")
     parts.append(_kv_table(step["values"], lang))
     if step["guards"]:

@@ -17,6 +17,7 @@ from advisor.report.results import localized
 from advisor.report.strings import (
     category_name,
     concurrency_line,
+    entry_text,
     fmt_speedup,
     fmt_value,
     guard_name,
@@ -25,7 +26,6 @@ from advisor.report.strings import (
     row_name,
     speedup_line,
     status_word,
-    step_warning,
     text,
     trace_word,
     typical_line,
@@ -210,13 +210,13 @@ def _steps_section(report: Mapping[str, Any], lang: str) -> list[str]:
                                                                       seconds=f"{step['elapsed_s']:.1f}")
         out += [f"### {md_text(text(lang, 'step.' + step['id']))} — {md_text(status)}{elapsed}", ""]
         if step.get("reason"):
-            out += [f"{text(lang, 'step.reason')}: {md_text(step['reason'])}", ""]
-        warned = [f"- ⚠ {md_text(step_warning(lang, w['message']))}" for w in step["warnings"]]
+            out += [f"{text(lang, 'step.reason')}: {md_text(entry_text(step, 'reason', lang))}", ""]
+        warned = [f"- ⚠ {md_text(entry_text(w, 'message', lang))}" for w in step["warnings"]]
         out += [*warned, ""] if warned else []
         out += _table(["", ""], [[md_code(k), md_text(fmt_value(v, lang))] for k, v in step["values"].items()])
         out += [""] if step["values"] else []
         guards = [[md_text(guard_name(lang, g["name"])), text(lang, _state_key(g["passed"])),
-                   md_text(step_warning(lang, g["detail"]))] for g in step["guards"]]
+                   md_text(entry_text(g, "detail", lang))] for g in step["guards"]]
         out += [*_table([text(lang, "step.guards"), "", ""], guards), ""] if guards else []
         for chart in step["charts"]:
             out += _chart_lines(chart, lang)

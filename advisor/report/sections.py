@@ -9,8 +9,11 @@ from typing import Any
 
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
+from advisor.evidence.steps import Guard
 from advisor.report.headline import headline as headline  # re-exported: the report's parts live here
 from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
+from advisor.text import LANGS
+from advisor.text.message import Message, render
 from advisor.tune.summary import tuner_summary
 
 VERDICTS = ("ENABLE", "SKIP", "INCONCLUSIVE")
@@ -95,6 +98,17 @@ def arms_rows(evidence: Evidence) -> dict[str, Any]:
     return rows
 
 
+def _texts(key: str, message: Message) -> dict[str, str]:
+    """`message` under `key` in English and beside it in each other language (`message_zh`)."""
+    return {key: render(message, "en"), **{f"{key}_{lang}": render(message, lang) for lang in LANGS if lang != "en"}}
+
+
+def _guards(evidence: object) -> Mapping[str, Guard]:
+    """The guards a step's evidence carries (preflight, the A/B), by name; none for the other steps."""
+    guards = getattr(evidence, "guards", None)
+    return {str(k): g for k, g in guards.items() if isinstance(g, Guard)} if isinstance(guards, Mapping) else {}
+
+
 def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> list[dict[str, Any]]:
     """One entry per step in protocol order: status, reason, timing, warnings, scalar results, charts."""
     steps = evidence.steps if evidence is not None else {}
@@ -106,10 +120,11 @@ def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) 
         if not include_prompts:
             ev = strip_prompts(ev)
         values = {str(k): v for k, v in ev.items() if v is None or isinstance(v, str | int | float | bool)}
-        guards = [{"name": str(name), "passed": _m(g).get("passed"), "detail": str(_m(g).get("detail") or "")}
-                  for name, g in _m(ev.get("guards")).items()]
-        warnings = [{"code": w.code.value, "message": w.message} for w in rec.warnings]
-        out.append({"id": str(step_id), "status": rec.status, "reason": rec.reason, "elapsed_s": num(rec.elapsed_s),
+        guards = [{"name": str(name), "passed": g.passed, **_texts("detail", g.detail)}
+                  for name, g in _guards(rec.evidence).items()]
+        warnings = [{"code": w.code.value, **_texts("message", w.message)} for w in rec.warnings]
+        reason = _texts("reason", rec.reason) if rec.reason is not None else {"reason": None}
+        out.append({"id": str(step_id), "status": rec.status, **reason, "elapsed_s": num(rec.elapsed_s),
                     "warnings": warnings, "values": values, "guards": guards,
                     "charts": charts_for_step(rec.evidence), "evidence": dict(ev)})
     return out
@@ -189,7 +204,8 @@ def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
             "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings,
             "caveats": _strings(verdict.get("caveats")),
             # the same lists in Chinese, index for index (advisor.report.strings.verdict_lines picks them)
-            **{f"{k}_zh": _strings(verdict.get(f"{k}_zh")) for k in ("because", "warnings", "caveats", "alternatives")
+            **{f"{k}_zh": _strings(verdict.get(f"{k}_zh"))
+               for k in ("because", "warnings", "caveats", "alternatives", "assumptions")
                if verdict.get(f"{k}_zh") is not None},
             "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
             "blocking": _blocking(verdict.get("blocking")),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from advisor.report import warnings_zh
 from advisor.text import LANGS, TABLES, Lang, percent, strings_en, text
+from advisor.text.message import Message, render
 
 if TYPE_CHECKING:
     from advisor.events import Progress
@@ -37,16 +37,17 @@ def session_message(lang: str, message: str) -> str:
     return text(lang, key) if key else message
 
 
-def step_warning(lang: str, message: str) -> str:
-    """A step's warning in `lang`: a message that is one of the English `warning.*` sentences is translated,
-    one the steps write with numbers in it is read back into its Chinese sentence (advisor/report/warnings_zh);
-    any other message (an engine's own error text) is shown as the step wrote it."""
-    for key, english in strings_en.STRINGS.items():
-        if key.startswith("warning.") and english == message:
-            return text(lang, key)
-    if lang == "zh" and (translated := warnings_zh.translate(message)) is not None:
-        return translated
-    return message
+def step_warning(lang: str, message: Message | str) -> str:
+    """A step's warning, guard detail or reason in `lang`: a message is rendered from its template (one with no
+    key, e.g. an engine's own error text or an older run's sentence, as written); plain text as written."""
+    return render(message, lang)
+
+
+def entry_text(entry: Mapping[str, Any], key: str, lang: str) -> str:
+    """`entry[key]` in `lang`: the report's step entries carry the English text under `key` and the others
+    beside it (`message_zh`); a report written before that (or another language) shows the English."""
+    local = entry.get(f"{key}_{lang}") if lang != "en" else None
+    return str(local if isinstance(local, str) else entry.get(key) or "")
 
 
 def progress_text(lang: str, event: Progress) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from advisor.core.policy import ContentionPolicy
 from advisor.events import Event, QualityWarning, Sample
 from advisor.evidence.warnings import WarningCode
+from advisor.text.message import msg
 
 # Speculation-off decode speeds the steps report after the baseline, by (step, series).
 OFF_DECODE = {("ab", "off_tok_s")}
@@ -37,9 +38,7 @@ class ContentionWatch:
         self.slow_run = self.slow_run + 1 if event.y < limit else 0
         if self.slow_run < self.policy.consecutive:
             return None
-        message = (f"the machine is busy: decode with speculation off ran at {event.y:.1f} tok/s for "
-                   f"{self.slow_run} requests in a row, under {self.policy.slow_fraction:.0%} of the baseline's "
-                   f"{self.baseline:.1f} tok/s; another program is taking the cores or the GPU. Pause it, or stop "
-                   f"the check (Ctrl-C) and resume it later with check --resume")
+        message = msg("warn.contended", tok=event.y, n=self.slow_run, fraction=self.policy.slow_fraction,
+                      base=self.baseline)
         self.warned = QualityWarning(event.step, WarningCode.CONTENDED, message)
         return self.warned

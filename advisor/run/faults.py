@@ -12,17 +12,18 @@ from dataclasses import replace
 
 from advisor.arms.arms import Arms
 from advisor.events import StepDone
+from advisor.text.message import Message, as_message, joined, msg
 
-_ARM_NAMES = {"off": "speculation-off", "on": "speculation-on"}
 
-
-def _how(code: int) -> str:
+def _stopped(arm: str, step: str, code: int, log: object) -> Message:
+    """The sentence for a server of `arm` ("off"/"on") that ended with `code` (negative: the signal's number)."""
     if code < 0:
         try:
-            return f"killed by {signal.Signals(-code).name}"
+            signal_name = signal.Signals(-code).name
         except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
+            signal_name = f"signal {-code}"
+        return msg(f"fail.arm_killed.{arm}", step=step, signal=signal_name, log=str(log))
+    return msg(f"fail.arm_exited.{arm}", step=step, code=code, log=str(log))
 
 
 # How long a failed step waits for a server that may be dying to be reaped (a killed process closes its
@@ -30,9 +31,9 @@ def _how(code: int) -> str:
 DYING_WAIT_S = 2.0
 
 
-def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> str | None:
+def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> Message | None:
     """Why `step` cannot stand when a managed server of `arms` is no longer running (None when all are)."""
-    dead = []
+    dead: list[Message] = []
     for arm in (arms.off, arms.on):
         if arm is None:
             continue
@@ -43,14 +44,17 @@ def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> str 
             server.died if server is not None else None)
         if server is not None and code is not None:
             found.append((code, server.log_path))
-        dead += [f"the {_ARM_NAMES.get(arm.name, arm.name)} llama-server stopped during the {step} step "
-                 f"({_how(code)}; its log: {log})" for code, log in found[:1]]
+        dead += [_stopped(arm.name, step, code, log) for code, log in found[:1]]
         if arm.remote is not None and (lost := arm.remote.lost()) is not None:
             # a cluster restarts a crashed container by itself: the step measured two servers, not one
-            dead.append(f"the {_ARM_NAMES.get(arm.name, arm.name)} server changed during the {step} step ({lost})")
-    return "; ".join(dead) + "; the run ended there" if dead else None
+            dead.append(msg(f"fail.pod_changed.{arm.name}", step=step, what=str(lost)))
+    if not dead:
+        return None
+    return msg("fail.ended_there", why=joined(dead))
 
 
-def with_failure_reason(done: StepDone, reason: str) -> StepDone:
+def with_failure_reason(done: StepDone, reason: Message) -> StepDone:
     """`done` as failed, its reason first; the evidence measured before the crash is kept for the record."""
-    return replace(done, status="failed", reason="; ".join(r for r in (reason, done.reason) if r))
+    if done.reason:
+        reason = joined([reason, as_message(done.reason)])
+    return replace(done, status="failed", reason=reason)

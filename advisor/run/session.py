@@ -47,7 +47,8 @@ from advisor.steps.base import Step, StepContext
 from advisor.steps.plan import WorkloadPlan, plan_workload
 from advisor.steps.registry import steps_for
 from advisor.steps.tune_plan import plan_tune
-from advisor.text import text
+from advisor.text import TABLES, text
+from advisor.text.message import Message, as_message, joined, msg, render
 from advisor.tune.summary import tuner_summary
 from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler
@@ -73,7 +74,7 @@ class Session:
         self.run_id: str | None = None
         self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
         self.recorder: Recorder | None = None
-        self.failure: str = ""               # why the run could not go on (an engine died), for the verdict
+        self.failure: Message | None = None  # why the run could not go on (an engine died), for the verdict
         self.halted: str = ""                # why the run stopped early by design (the sanity gate's finding)
         self.history_error: str = ""         # what could not be saved in the history database
         self.cancel_flag = threading.Event()
@@ -182,9 +183,10 @@ class Session:
             self.emit(self._planned(arms, plan))
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
-            if status == "complete" and not self.failure and not self.halted:
+            if status == "complete" and self.failure is None and not self.halted:
                 self.failure = self._nothing_measured()
-            done = self._finish("failed", self.failure) if self.failure else self._finish(status, self.halted)
+            done = (self._finish("failed", render(self.failure, self.lang)) if self.failure is not None
+                    else self._finish(status, self.halted))
         except UserError as exc:
             done = replace(self._finish("failed", _message(exc)), user_error=True)
         except KeyboardInterrupt:
@@ -361,26 +363,34 @@ class Session:
             self.emit(done)
             if done.evidence is not None:
                 ctx.prior[step.id] = done.evidence
-            record = StepRecord(status=done.status, reason=done.reason, elapsed_s=done.elapsed_s,
+            record = StepRecord(status=done.status, reason=as_message(done.reason) if done.reason else None,
+                                elapsed_s=done.elapsed_s,
                                 warnings=tuple(StepWarning(w.code, w.message) for w in done.warnings),
                                 evidence=done.evidence)
             self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
             self._record_servers(ctx.arms)
             self.save()
-            if self.failure:
+            if self.failure is not None:
                 break  # timings after a crash would measure a restarted, cold engine against a warm one
             if ctx.halt:
                 self.halted = ctx.halt
                 break
 
-    def _nothing_measured(self) -> str:
-        """Why the run is not complete when no measuring step succeeded and at least one failed ('' otherwise):
+    def _nothing_measured(self) -> Message | None:
+        """Why the run is not complete when no measuring step succeeded and at least one failed (None otherwise):
         a verdict from nothing measured must never read as a finished check (exit 0)."""
         measured = {name: rec for name, rec in self.evidence.steps.items() if name != "preflight"}
-        failed = [f"{name}: {rec.reason or 'failed'}" for name, rec in measured.items() if rec.status == "failed"]
+        failed = [self._step_failure(name, rec.reason) for name, rec in measured.items() if rec.status == "failed"]
         if not failed or any(rec.status == "done" for rec in measured.values()):
-            return ""
-        return text(self.lang, "guard.no_step", failed="; ".join(failed))
+            return None
+        return msg("guard.no_step", failed=joined(failed))
+
+    @staticmethod
+    def _step_failure(name: str, why: Message | None) -> Message:
+        """`name: reason` of a failed step, said in every language."""
+        why = why or msg("fail.unnamed")
+        key = f"fail.step.{name}"
+        return msg(key, why=why) if key in TABLES["en"] else Message.plain(f"{name}: {render(why, 'en')}")
 
     def _record_servers(self, arms: Arms) -> None:
         """Every restart and every server's start, load and stop so far, into the evidence."""
@@ -404,10 +414,10 @@ class Session:
                 # generator is drained rather than closed: closing would lose the partial evidence.
                 self.emit(event)
         except EngineError as exc:
-            done = StepDone(step.id, "failed", reason=f"engine error: {exc}", elapsed_s=time.monotonic() - t0)
-        else:
-            done = StepDone(step.id, "failed", reason="the step ended without a result (a bug)",
+            done = StepDone(step.id, "failed", reason=msg("fail.engine_error", error=str(exc)),
                             elapsed_s=time.monotonic() - t0)
+        else:
+            done = StepDone(step.id, "failed", reason=msg("fail.no_result"), elapsed_s=time.monotonic() - t0)
         return done
 
     def _finish(self, status: SessionStatus, message: str) -> SessionDone:
@@ -425,8 +435,10 @@ class Session:
                 message = "\n".join(m for m in (message, f"no verdict: {_message(exc)}") if m)
                 self.evidence = replace(self.evidence, status=status, message=message)
             else:
-                if self.failure:  # the verdict's reasons start with why the run is not whole
-                    verdict["because"] = [self.failure, *verdict.get("because", [])]
+                if self.failure is not None:  # the verdict's reasons start with why the run is not whole, in
+                    # both languages, so the Chinese list stays index for index with the English one
+                    verdict["because"] = [render(self.failure, "en"), *verdict.get("because", [])]
+                    verdict["because_zh"] = [render(self.failure, "zh"), *verdict.get("because_zh", [])]
                 self.evidence = replace(self.evidence, reconciliation=reconciliation)
         try:
             if verdict is not None:

@@ -24,6 +24,7 @@ from advisor.steps.ab_default import compare_with_default
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.divergence import Replies, check_divergences, with_kinds
 from advisor.steps.pairs import pair_units
+from advisor.text.message import Message, msg, render
 
 
 def policy_for(base: ABPolicy, max_pairs: int) -> ABPolicy:
@@ -54,7 +55,7 @@ class ABStep:
         records: list[RequestRecord] = []
         decision: ABDecision | None = None
         streak = {"off": 0, "on": 0}
-        stop_reason = ""
+        stop_reason: Message | None = None
         replies: list[Replies] = []
         measured = pair_units(ctx, prompts, "", replies)
         for i, (prompt, unit, new) in enumerate(measured):
@@ -72,11 +73,11 @@ class ABStep:
                 break
             if max(streak.values()) >= policy.max_consecutive_failures:
                 arm = max(streak, key=lambda a: streak[a])
-                stop_reason = f"the {arm} arm failed {streak[arm]} times in a row (engine down?)"
+                stop_reason = msg(f"stop.failures.{arm}", n=streak[arm])
                 break
         measured.close()
         if ctx.cancelled and not stop_reason and (decision is None or decision.decision is Decision.CONTINUE):
-            stop_reason = "cancelled by the user"
+            stop_reason = msg("stop.cancelled")
         if decision is None:
             decision = decide_ab(pairs, policy)
         # Outside the timed sets: what the OFF arm's own probabilities say of each divergence.
@@ -90,10 +91,11 @@ class ABStep:
             vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], self.id)
         evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool, on_argv=on_argv,
                            on_params=on_params, vs_default=vs_default, samples=tuple(records),
-                           divergences=margin.checks, probs_available=margin.available, probs_note=margin.note)
+                           divergences=margin.checks, probs_available=margin.available,
+                           probs_note=render(margin.note, "en") if margin.note else "")
         warnings = [warn(self.id, WarningCode.for_guard(name), detail)
                     for name, (ok, detail) in (*decision.guards.items(), *decision.notes.items()) if not ok]
-        if margin.available is False:
+        if margin.available is False and margin.note is not None:
             warnings.append(warn(self.id, WarningCode.DIVERGENCE_UNCHECKED, margin.note))
         if stop_reason:
             warnings.append(warn(self.id, WarningCode.STOPPED, stop_reason))
@@ -102,7 +104,7 @@ class ABStep:
         reason = None
         if status == "done" and pairs and evidence.n_prompts == 0:
             # every pair lost an arm: nothing was compared, so the step failed whatever the loop's end says
-            status, reason = "failed", f"no A/B pair had both arms answer ({stop_reason or 'every request failed'})"
+            status, reason = "failed", msg("fail.no_pair", why=stop_reason or msg("fail.every_request"))
         yield StepDone(self.id, status, evidence, reason=reason, elapsed_s=time.monotonic() - t0,
                        warnings=tuple(warnings))
 
@@ -119,13 +121,13 @@ def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:
         yield Sample("ab", "ci_high", float(i + 1), d.ci_high)
 
 
-def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_reason: str) -> ABEvidence:
+def summarise(d: ABDecision, pairs: list[PairResult], policy: ABPolicy, stop_reason: Message | None) -> ABEvidence:
     """The A/B evidence. CONTINUE at the end means the budget ran out: INCONCLUSIVE."""
     decision = d.decision.value if d.decision is not Decision.CONTINUE else Decision.INCONCLUSIVE.value
     reasons = list(d.reasons)
     if d.decision is Decision.CONTINUE:
         reasons.append(f"stopped after {len(pairs)} pairs before a planned look could decide"
-                       + (f": {stop_reason}" if stop_reason else ""))
+                       + (f": {render(stop_reason, 'en')}" if stop_reason else ""))
     return ABEvidence(
         decision=decision, speedup=d.speedup, ci_low=d.ci_low, ci_high=d.ci_high,  # type: ignore[arg-type]
         bound_low=d.bound_low, bound_high=d.bound_high, ratio_of_totals=d.ratio_of_totals,

@@ -20,6 +20,7 @@ from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.canary import run_canary
 from advisor.steps.common import run_prompt
 from advisor.steps.plan import PromptLike
+from advisor.text.message import msg
 from probes.engines.base import EngineAdapter, SpecCounters
 
 
@@ -62,10 +63,10 @@ class AcceptanceStep:
         warnings: list[QualityWarning] = []
         if evidence.rate is None:
             warnings.append(warn(self.id, WarningCode.NO_DRAFTS,
-                                 "the server drafted no tokens: is speculation really on?"))
+                                 msg("warn.no_drafts")))
         elif evidence.rate < ctx.policy.acceptance.low_rate_warning:
             warnings.append(warn(self.id, WarningCode.LOW_ACCEPTANCE,
-                                 f"only {evidence.rate:.0%} of drafted tokens were accepted on these prompts"))
+                                 msg("warn.low_acceptance", rate=evidence.rate)))
         if not ctx.cancelled:
             canary, canary_warnings = yield from run_canary(ctx, [u.record for u in units])
             evidence = replace(evidence, canary=canary, repeat_inflation=canary.repeat_inflation)

@@ -19,6 +19,7 @@ from advisor.evidence.schema import Environment
 from advisor.evidence.steps import AcceptanceEvidence, PoolState
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.plan import WorkloadPlan
+from advisor.text.message import Message
 from probes.engines.base import EngineAdapter
 from probes.gpu.sampler import GpuSampler
 
@@ -167,6 +168,6 @@ def missing_arm(step: str, what: str) -> StepDone:
     return skipped(step, f"needs {what}; in attach mode pass both --engine-url and --engine-url-b")
 
 
-def warn(step: str, code: WarningCode, message: str) -> QualityWarning:
+def warn(step: str, code: WarningCode, message: Message) -> QualityWarning:
     """Shorthand for a quality warning."""
     return QualityWarning(step=step, code=code, message=message)

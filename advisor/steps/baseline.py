@@ -13,6 +13,7 @@ from advisor.evidence.warnings import WarningCode
 from advisor.perf import roofline
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.common import percentile_or_none, run_prompt
+from advisor.text.message import msg
 
 
 class BaselineStep:
@@ -63,13 +64,13 @@ def summarise(records: Sequence[RequestRecord], ctx: StepContext) -> tuple[Basel
     tok_s = [r.tok_s for r in records if r.tok_s]
     base = BaselineEvidence(samples=tuple(records), n_requests=len(records))
     if not tok_s:
-        return base, [warn("baseline", WarningCode.NO_DATA, "no request produced a decode time")]
+        return base, [warn("baseline", WarningCode.NO_DATA, msg("warn.no_data"))]
     warnings: list[QualityWarning] = []
     decode_tok_s = stats.median(tok_s)
     cv = stats.repeat_cv_percent(base.repeats_by_prompt())
     if cv is not None and cv >= ctx.policy.baseline.max_cv_pct:
         warnings.append(warn("baseline", WarningCode.NOISY,
-                             f"decode speed of the same prompt varied by {cv:.0f}% between repeats"))
+                             msg("warn.noisy_repeats", cv=cv)))
     measured = replace(base, decode_tok_s=decode_tok_s, ms_per_token=1000.0 / decode_tok_s, cv_pct=cv,
                        between_prompt_cv_pct=stats.cv_percent(tok_s),
                        ttft_ms=percentile_or_none([r.ttft_ms for r in records], 50),
@@ -78,7 +79,7 @@ def summarise(records: Sequence[RequestRecord], ctx: StepContext) -> tuple[Basel
     bytes_gb = roofline.bytes_per_token_gb(ctx.environment.model, depth)
     peak = roofline.peak_bandwidth(ctx.environment)
     if bytes_gb is None or peak is None:
-        warnings.append(warn("baseline", WarningCode.NO_ROOFLINE, "bytes per token or peak bandwidth unknown: no MBU"))
+        warnings.append(warn("baseline", WarningCode.NO_ROOFLINE, msg("warn.no_roofline")))
         return measured, warnings
     line = roofline.Roofline(peak_gbs=peak[0], source=peak[1], bytes_per_token_gb=bytes_gb)
     value = roofline.mbu(bytes_gb, decode_tok_s, line.peak_gbs)

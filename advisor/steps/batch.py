@@ -27,6 +27,7 @@ from advisor.recommend.schedule import cutoffs, level_results
 from advisor.stats import mean_t_interval
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
 from advisor.steps.common import percentile_or_none, run_prompt
+from advisor.text.message import msg
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError
 
@@ -89,12 +90,12 @@ class BatchStep:
         warnings = []
         failed = sum(r.off_failed + r.on_failed for r in rows)
         if failed:
-            warnings.append(warn(self.id, WarningCode.FAILURES, f"{failed} concurrent requests failed"))
+            warnings.append(warn(self.id, WarningCode.FAILURES, msg("warn.batch_failures", n=failed)))
         yield from warnings
         status: StepStatus = "aborted" if ctx.cancelled else "done"
         reason = None
         if status == "done" and rows and all(r.off_tok_s is None and r.on_tok_s is None for r in rows):
-            status, reason = "failed", f"every concurrent request failed ({failed})"  # no level measured
+            status, reason = "failed", msg("fail.batch_all", n=failed)  # no level measured
         yield StepDone(self.id, status, evidence, reason=reason, elapsed_s=time.monotonic() - t0,
                        warnings=tuple(warnings))
 

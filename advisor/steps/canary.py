@@ -18,6 +18,7 @@ from advisor.evidence.steps import CanaryEvidence, CanaryRepeat, CanaryRerun, Re
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, warn
 from advisor.steps.common import run_prompt
+from advisor.text.message import msg
 
 CanaryResult = tuple[CanaryEvidence, list[QualityWarning]]
 
@@ -78,7 +79,5 @@ def summarise(repeats: Sequence[CanaryRepeat], reruns: Sequence[CanaryRerun],
     warnings = []
     if worst is not None and worst > policy.max_repeat_inflation:
         warnings.append(warn(
-            "acceptance", WarningCode.TRAP_INFLATION,
-            f"repeating a prompt made speculation {worst:.2f}× faster than its first run: the "
-            "engine reuses earlier outputs, so benchmarks with repeated prompts overstate the speedup"))
+            "acceptance", WarningCode.TRAP_INFLATION, msg("warn.trap_inflation", x=worst)))
     return evidence, warnings

@@ -15,6 +15,7 @@ from typing import Any
 from advisor.ab.divergence import DivergenceCheck, classify, unchecked
 from advisor.ab.types import PairResult
 from advisor.steps.base import StepContext
+from advisor.text.message import Message, msg, render
 from probes.engines.base import EngineError
 from probes.engines.probs import ProbsAdapter
 
@@ -37,7 +38,7 @@ class MarginCheck:
 
     checks: tuple[DivergenceCheck, ...] = ()
     available: bool | None = None  # None: nothing diverged, nothing to ask
-    note: str = ""
+    note: Message | None = None  # why the replays could not classify (the engine gives no probabilities)
 
 
 def _parting_byte(off: str, on: str) -> int:
@@ -53,8 +54,8 @@ def check_divergences(ctx: StepContext, replies: Sequence[Replies], phase: str) 
     adapter = arm.adapter if arm is not None else None
     if not isinstance(adapter, ProbsAdapter):
         kind = getattr(adapter, "kind", "this engine")
-        note = f"{kind} cannot return token probabilities, so divergences are bounded, not classified"
-        return MarginCheck(tuple(unchecked(r.prompt.id, note) for r in replies), False, note)
+        note = msg("warn.no_probs", kind=str(kind))
+        return MarginCheck(tuple(unchecked(r.prompt.id, render(note, "en")) for r in replies), False, note)
     gap = ctx.policy.ab.near_tie_max_gap
     checks: list[DivergenceCheck] = []
     for r in replies:

@@ -22,6 +22,7 @@ from advisor.evidence.warnings import WarningCode
 from advisor.steps.base import StepContext, warn
 from advisor.steps.sanity import sanity_requests, sanity_result
 from advisor.text import text
+from advisor.text.message import Message, msg
 from probes.base import Unavailable
 from probes.engines.base import EngineError
 from probes.host import PowerSource, load_average
@@ -64,40 +65,38 @@ class PreflightStep:
             warnings.append(warn(self.id, WarningCode.ENGINE_THREADS, threads_message(plan.threads)))
         draft = ctx.environment.draft
         if draft is not None and draft.cpu_reason is not None:
-            message = text("en", f"warning.draft-on-cpu.{draft.cpu_reason}")  # translated in reports
-            warnings.append(warn(self.id, WarningCode.DRAFT_ON_CPU, message))
+            warnings.append(warn(self.id, WarningCode.DRAFT_ON_CPU, msg(f"warning.draft-on-cpu.{draft.cpu_reason}")))
         yield from warnings
         yield StepDone(self.id, "done", PreflightEvidence(guards=guards, sanity=sanity),
                        elapsed_s=time.monotonic() - t0, warnings=tuple(warnings))
 
 
-def threads_message(threads: EngineThreads) -> str:
+def threads_message(threads: EngineThreads) -> Message:
     """The warning that the servers run with fewer threads than cores, with the numbers behind the choice."""
-    return (f"other work used {threads.busy_cores:.1f} of {threads.cores} cores when the servers started, so they "
-            f"run with {threads.threads} thread(s) (-t {threads.threads}): a llama.cpp thread that shares a core with "
-            f"other work holds every other thread back; pass --threads N to choose")
+    # `reduced` means a thread count was chosen from measured busy cores: the Nones below cannot occur then
+    return msg("warn.engine_threads", busy=threads.busy_cores or 0.0, cores=threads.cores or 0,
+               threads=threads.threads or 0)
 
 
 def load_guard(policy: PreflightPolicy) -> Guard:
     """Is something else keeping the CPU busy? (load average through psutil; unknown where it has none.)"""
     load = load_average()
     if isinstance(load, Unavailable):
-        return Guard(None, f"load average not available: {load.detail}")
+        return Guard(None, msg("detail.load_unknown", why=load.detail))
     load1 = load[0]
     cores = os.cpu_count() or 1
     busy = load1 > policy.max_load_per_core * cores
-    detail = f"1-minute load {load1:.1f} on {cores} logical cores"
-    return Guard(not busy, detail + (": other work is running, timings will be noisy" if busy else ""))
+    return Guard(not busy, msg("detail.load_busy" if busy else "detail.load", load=load1, cores=cores))
 
 
 def power_guard(power: PowerSource | Unavailable | None) -> Guard:
     """Battery power can cap clocks mid-run; desktops without a power-supply entry are simply unknown."""
     if power == "battery":
-        return Guard(False, "on battery: clocks may be limited")
+        return Guard(False, msg("detail.battery"))
     if power == "ac":
-        return Guard(True, "on mains power")
+        return Guard(True, msg("detail.mains"))
     detail = power.detail if isinstance(power, Unavailable) else None
-    return Guard(None, f"power source unknown ({detail or 'not reported'})")
+    return Guard(None, msg("detail.power_unknown", why=detail) if detail else msg("detail.power_unreported"))
 
 
 def gpu_guards(environment: Environment, our_pids: set[int], policy: PreflightPolicy) -> dict[str, Guard]:
@@ -105,19 +104,22 @@ def gpu_guards(environment: Environment, our_pids: set[int], policy: PreflightPo
     report = environment.gpu
     cards = report.gpus if report is not None else ()
     if not cards:
-        why = (report.detail or report.status) if report is not None else "not probed"
-        return {"gpu": Guard(None, f"no GPU ({why})")}
+        if report is None:
+            return {"gpu": Guard(None, msg("detail.no_gpu_probed"))}
+        return {"gpu": Guard(None, msg("detail.no_gpu", why=report.detail or report.status))}
     out: dict[str, Guard] = {}
     for i, card in enumerate(cards):
         procs = card.processes
         others = [p for p in procs if p.pid not in our_pids] if not isinstance(procs, Unavailable) else []
-        out[f"gpu{i}-other-processes"] = Guard(not others, ", ".join(f"{p.name} ({p.pid})" for p in others) or "none")
+        names = ", ".join(f"{p.name} ({p.pid})" for p in others)  # the processes' own names, as written
+        out[f"gpu{i}-other-processes"] = Guard(not others, Message.plain(names) if others
+                                               else msg("detail.no_other_processes"))
         reasons = card.clock_event_reasons
         held = sorted(set(reasons) & THROTTLE_REASONS) if not isinstance(reasons, Unavailable) else []
-        out[f"gpu{i}-throttle"] = Guard(not held, ", ".join(held) or "clocks not held down")
+        out[f"gpu{i}-throttle"] = Guard(not held, Message.plain(", ".join(held)) if held else msg("detail.clocks_free"))
         free = card.vram_free_gib
         if not isinstance(free, Unavailable):
-            out[f"gpu{i}-vram-free"] = Guard(free >= policy.min_free_vram_gib, f"{free:.1f} GiB free")
+            out[f"gpu{i}-vram-free"] = Guard(free >= policy.min_free_vram_gib, msg("detail.vram_free", free=free))
     return out
 
 
@@ -137,11 +139,14 @@ def spec_guards(ctx: StepContext, sanity_ms: dict[str, list[float]]) -> dict[str
         try:
             spec = arm.adapter.info().spec
         except EngineError as exc:
-            out[f"spec-{arm.name}"] = Guard(False, f"engine did not answer: {exc}")
+            out[f"spec-{arm.name}"] = Guard(False, msg("detail.engine_silent", error=str(exc)))
             continue
         if isinstance(spec, Unavailable) or spec.active is None:
-            out[f"spec-{arm.name}"] = Guard(None, f"the engine does not say ({spec})")
+            out[f"spec-{arm.name}"] = Guard(None, msg("detail.engine_unsure", why=str(spec)))
             continue
-        state = f"speculation {'on' if spec.active else 'off'}" + (f" ({spec.method})" if spec.method else "")
-        out[f"spec-{arm.name}"] = Guard(spec.active == want, state)
+        if spec.method:
+            detail = msg("detail.spec_on_method" if spec.active else "detail.spec_off_method", method=spec.method)
+        else:
+            detail = msg("detail.spec_on" if spec.active else "detail.spec_off")
+        out[f"spec-{arm.name}"] = Guard(spec.active == want, detail)
     return out

@@ -21,6 +21,7 @@ from advisor.evidence.units import VerifyUnit
 from advisor.evidence.warnings import WarningCode
 from advisor.perf.verify import predicted_times_ms
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
+from advisor.text.message import msg
 from probes.engines.base import EngineError
 
 SLOT = 0                     # pinned so the prefix stays in one slot's cache
@@ -85,7 +86,7 @@ class VerifyStep:
                                                if evidence.at_user_depth is not None else 0)
         if dropped:
             warnings.append(warn(self.id, WarningCode.CACHE_MISS,
-                                 f"{dropped} samples did not reuse the cached prefix exactly and were dropped"))
+                                 msg("warn.cache_miss", n=dropped)))
         yield from warnings
         status: StepStatus
         reason: str | None

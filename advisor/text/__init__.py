@@ -14,6 +14,7 @@ from advisor.text import (
     strings_cli,
     strings_cluster,
     strings_en,
+    strings_messages,
     strings_owned,
     strings_progress,
     strings_refusals,
@@ -36,6 +37,8 @@ TABLES["en"].update(strings_owned.EN)  # what is never overwritten, --resume, ru
 TABLES["zh"].update(strings_owned.ZH)
 TABLES["en"].update(strings_cluster.EN)  # what a cluster check says (advisor/cluster/)
 TABLES["zh"].update(strings_cluster.ZH)
+TABLES["en"].update(strings_messages.EN)  # what measuring code says as messages (advisor/text/message.py)
+TABLES["zh"].update(strings_messages.ZH)
 _EN = TABLES["en"]
 
 

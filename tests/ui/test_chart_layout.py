@@ -34,11 +34,12 @@ def test_long_legend_labels_go_one_a_line(qtbot) -> None:  # type: ignore[no-unt
 def test_run_warnings_follow_a_language_switch(window) -> None:  # type: ignore[no-untyped-def]
     from advisor.events import QualityWarning
     from advisor.evidence.warnings import WarningCode
+    from advisor.text.message import msg
     from ui.strings import set_language
 
-    message = "decode speed of the same prompt varied by 43% between repeats"
+    message = msg("warn.noisy_repeats", cv=43.0)
     window.run_view.handle(QualityWarning(step="baseline", code=WarningCode.NOISY, message=message))
-    assert window.run_view.warnings.item(0).text() == f"⚠ {message}"
+    assert window.run_view.warnings.item(0).text() == "⚠ decode speed of the same prompt varied by 43% between repeats"
     set_language("zh")
     window.run_view.retranslate()
     assert window.run_view.warnings.item(0).text() == "⚠ 同一提示词重复运行之间的解码速度波动了 43%"
