@@ -7,17 +7,17 @@ import dataclasses
 import io
 
 import pytest
-from report_sample import sample_facts, sample_run, sample_verdict
+from report_sample import sample_decision, sample_facts, sample_run
 
 from advisor.cli.summary import print_summary
 from advisor.decide.reconcile import reconcile
-from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.render_html import render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.run.done import SessionDone
 from advisor.text import strings_en, strings_zh
 
 
@@ -44,7 +44,7 @@ def test_the_section_carries_the_model_terms_and_the_gap() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_markdown_and_html_show_it(lang: str) -> None:
     run = _run_with_reconciliation()
-    report = build_report(run, sample_facts(), sample_verdict())
+    report = build_report(run, sample_facts(), sample_decision())
     table = strings_en.STRINGS if lang == "en" else strings_zh.STRINGS
     assert run.reconciliation is not None
     predicted = f"{run.reconciliation.predicted_speedup:.2f}×"
@@ -57,11 +57,11 @@ def test_markdown_and_html_show_it(lang: str) -> None:
 def test_cli_summary_prints_predicted_beside_measured() -> None:
     run = _run_with_reconciliation()
     out = io.StringIO()
-    print_summary(run, SessionDone("complete", "/tmp/run", sample_verdict()), out)
+    print_summary(run, SessionDone("complete", "/tmp/run", sample_decision()), out)
     lines = [line for line in out.getvalue().splitlines() if "perf model:" in line]
     assert len(lines) >= 2 and "A/B measured 1.18×" in lines[1]
     zh = io.StringIO()
-    print_summary(run, SessionDone("complete", "/tmp/run", sample_verdict()), zh, lang="zh")
+    print_summary(run, SessionDone("complete", "/tmp/run", sample_decision()), zh, lang="zh")
     lines = [line for line in zh.getvalue().splitlines() if "性能模型：" in line or "性能模型:" in line]
     assert len(lines) >= 2 and "A/B 实测为 1.18×" in lines[1]  # the zh summary said this in English
 
@@ -72,7 +72,7 @@ def test_a_check_without_acceptance_says_there_is_nothing_to_compare() -> None:
     assert section == {"predicted_speedup": None, "measured_speedup": 1.18}
     assert reconciliation_sentences(section, "zh") == [strings_zh.STRINGS["reconcile.none"]]
     assert reconciliation_section(None) is None  # a report from a facts file has no check to reconcile
-    md = render_markdown(build_report(None, sample_facts(), sample_verdict()), "en")
+    md = render_markdown(build_report(None, sample_facts(), sample_decision()), "en")
     assert strings_en.STRINGS["section.reconcile"] not in md
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_sample import run_from, sample_evidence, sample_facts, sample_run, sample_verdict
+from report_sample import run_from, sample_decision, sample_evidence, sample_facts, sample_run
 
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.report.model import REPORT_SCHEMA_VERSION, ReportSchemaError, build_report, load_report
 from advisor.report.render_html import CSP, render_html
 from advisor.report.render_json import render_json
@@ -23,7 +24,7 @@ CREATED = "2026-11-29T12:30:00Z"
 
 @pytest.fixture()
 def report() -> dict[str, Any]:
-    return build_report(sample_run(), sample_facts(), sample_verdict(), created_utc=CREATED)
+    return build_report(sample_run(), sample_facts(), sample_decision(), created_utc=CREATED)
 
 
 class _DataBlock(HTMLParser):
@@ -83,7 +84,7 @@ def test_prompts_left_out_unless_asked(report: dict[str, Any]) -> None:
     text = json.dumps(report)
     assert "secret prompt number" not in text and "the model said hi" not in text
     assert "write me a sort" not in text and report["includes_prompts"] is False
-    full = build_report(sample_run(), sample_facts(), sample_verdict(), include_prompts=True)
+    full = build_report(sample_run(), sample_facts(), sample_decision(), include_prompts=True)
     assert "secret prompt number 3" in json.dumps(full) and full["includes_prompts"] is True
     assert "prompts and model outputs" in render_markdown(full).lower()
 
@@ -91,12 +92,12 @@ def test_prompts_left_out_unless_asked(report: dict[str, Any]) -> None:
 def test_verdict_normalisation_fails_closed() -> None:
     odd = {"verdict": "MAYBE", "flags": {"engine": "llama.cpp", "argv": ["--spec-type", "ngram-mod"],
                                          "steps": [], "notes": ["restart the server"]}}
-    r = build_report(None, {}, odd)
+    r = build_report(None, {}, verdict_from_json(odd))
     assert r["verdict"]["verdict"] == "INCONCLUSIVE"
     assert any("MAYBE" in w for w in r["verdict"]["warnings"])
     assert r["verdict"]["flags"] == [{"engine": "llama.cpp", "label": "", "command": "--spec-type ngram-mod",
                                       "steps": [], "notes": ["restart the server"]}]
-    assert build_report(None, {}, {"verdict": "SKIP", "flags": None})["verdict"]["flags"] == []
+    assert build_report(None, {}, verdict_from_json({"verdict": "SKIP", "flags": None}))["verdict"]["flags"] == []
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -105,7 +106,7 @@ def test_markdown(report: dict[str, Any], lang: str) -> None:
     table = strings_en.STRINGS if lang == "en" else strings_zh.STRINGS
     assert md.startswith(f"# {table['title']}\n")
     assert f"## ✅ ENABLE — {table['verdict.ENABLE']}" in md
-    assert "```sh\n# llama.cpp — n-gram speculation\nllama-server --spec-type ngram-mod --draft-max 8\n```" in md
+    assert "```sh\n# llama.cpp\nllama-server --spec-type ngram-mod --draft-max 8\n```" in md
     assert ("1.18×" in md and "1.11×" in md and "1.25×" in md)
     for heading in ("section.because", "section.warnings", "section.alternatives", "section.trace",
                     "section.steps", "section.environment", "env.gpu", "step.ab"):
@@ -156,7 +157,7 @@ def test_newer_schema_is_a_clear_error(report: dict[str, Any], tmp_path: Path) -
 
 def test_facts_only_report_renders() -> None:
     r = build_report(None, {"gpu.name": "RTX 3060", "acceptance.rate": 0.4},
-                     {"verdict": "SKIP", "predicted_speedup": 0.93, "prediction_is_prior": True})
+                     verdict_from_json({"verdict": "SKIP", "predicted_speedup": 0.93, "prediction_is_prior": True}))
     assert r["headline"]["source"] == "prior" and r["environment"]["gpu"] == {"name": "RTX 3060"}
     md = render_markdown(r)
     # a prior-only expectation is not the headline: it sits below the verdict as what is typical
@@ -167,7 +168,8 @@ def test_facts_only_report_renders() -> None:
 
 
 def test_non_finite_numbers_become_null() -> None:
-    r = build_report(None, {"ab.speedup": float("nan")}, {"verdict": "SKIP", "predicted_speedup": float("inf")})
+    r = build_report(None, {"ab.speedup": float("nan")},
+                     verdict_from_json({"verdict": "SKIP", "predicted_speedup": float("inf")}))
     assert r["facts"]["ab.speedup"] is None and r["verdict"]["predicted_speedup"] is None
     render_json(r)  # allow_nan=False would raise if any slipped through
 
@@ -181,9 +183,9 @@ def test_nice_ticks() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_partial_run_is_marked(lang: str) -> None:
     evidence = run_from({**sample_evidence(), "status": "aborted"})
-    r = build_report(evidence, sample_facts(), sample_verdict("INCONCLUSIVE"))
+    r = build_report(evidence, sample_facts(), sample_decision("INCONCLUSIVE"))
     table = strings_en.STRINGS if lang == "en" else strings_zh.STRINGS
     partial = table["run.partial"].format(status=table["status.aborted"])  # the status in the reader's words
     assert partial in render_markdown(r, lang) and partial in render_html(r, lang)
-    complete = build_report(sample_run(), sample_facts(), sample_verdict())
+    complete = build_report(sample_run(), sample_facts(), sample_decision())
     assert partial not in render_markdown(complete, lang)

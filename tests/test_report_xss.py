@@ -20,6 +20,7 @@ import pytest
 from report_sample import sample_run
 
 from advisor.ab.types import PairResult
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.evidence.codec import EvidenceError, encode
 from advisor.evidence.io import evidence_from_json
 from advisor.evidence.schema import Evidence, StepRecord
@@ -65,10 +66,12 @@ def _hostile_report() -> dict[str, Any]:
     facts = {**{f"gpu.{p}": p for p in PAYLOADS}, "ab.speedup": 1.1}
     verdict = {"verdict": "SKIP", "because": list(PAYLOADS), "warnings": list(PAYLOADS),
                "alternatives": list(PAYLOADS), "missing_facts": list(PAYLOADS),
-               "flags": [{"engine": p, "label": p, "command": p} for p in PAYLOADS],
+               # one recommendation (a verdict has one), every payload in each of its texts
+               "flags": {"engine": " ".join(PAYLOADS), "argv": list(PAYLOADS), "steps": list(PAYLOADS),
+                         "notes": list(PAYLOADS)},
                "trace": [{"rule": p, "branch": p, "fact": p, "op": p, "expected": p, "actual": p, "passed": None,
                           "outcome": "reason", "leads_to": p} for p in PAYLOADS]}
-    return build_report(_hostile_evidence(), facts, verdict, include_prompts=True)
+    return build_report(_hostile_evidence(), facts, verdict_from_json(verdict), include_prompts=True)
 
 
 def test_hostile_step_ids_and_statuses_are_refused_at_load() -> None:

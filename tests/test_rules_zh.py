@@ -214,13 +214,13 @@ def test_check_summary_shows_the_results_table(lang: str) -> None:
     import io
 
     from advisor.cli.summary import print_summary
-    from advisor.events import SessionDone
     from advisor.evidence.io import load_evidence
     from advisor.facts.from_evidence import facts_from_evidence
+    from advisor.run.done import SessionDone
 
     run = Path(__file__).resolve().parent / "fixtures" / "runs" / "demo-quick"
     evidence = load_evidence(run)
-    verdict = verdict_to_json(decide(facts_from_evidence(evidence)))
+    verdict = decide(facts_from_evidence(evidence))
     out = io.StringIO()
     print_summary(evidence, SessionDone("aborted", str(run), verdict), out, lang)
     text = out.getvalue()

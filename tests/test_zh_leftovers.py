@@ -22,10 +22,13 @@ from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import OPS, load_rules
-from advisor.events import Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.decide.verdict_json import saved_verdict
+from advisor.events import Progress, QualityWarning, StepDone, StepStarted
+from advisor.evidence.codec import encode
 from advisor.evidence.warnings import WarningCode
 from advisor.history.folders import load_run
 from advisor.report.strings import TABLES
+from advisor.run.done import SessionDone
 from probes.gpu.probe import GpuStatus
 from tests.zh_words import english_words
 
@@ -44,8 +47,8 @@ def run(tmp_path: Path) -> Path:
     """The saved demo run with a verdict decided by this version (the saved one predates the Chinese texts)."""
     folder = tmp_path / "run"
     shutil.copytree(FIXTURE, folder)
-    verdict, _ = decide_evidence(load_run(folder).evidence, _RULES)
-    (folder / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    verdict, facts, _ = decide_evidence(load_run(folder).evidence, _RULES)
+    (folder / "verdict.json").write_text(json.dumps(encode(saved_verdict(verdict, facts))), encoding="utf-8")
     return folder
 
 

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.config import CheckConfig
-from advisor.events import SessionDone
+from advisor.run.done import SessionDone
 from advisor.run.session import Session
 from ui import settings
 from ui.controller import CheckController
@@ -56,7 +56,7 @@ def report_for(run: RunData) -> tuple[Mapping[str, Any] | None, str | None]:
     if run.verdict is None:
         return None, None
     try:
-        return make_report(run.evidence, run.verdict, run_id=run.run_dir.name), None
+        return make_report(run.evidence, run.verdict, run.facts, run_id=run.run_dir.name), None
     except Exception as exc:
         log.exception("cannot build the report")
         return None, str(exc)
@@ -155,7 +155,7 @@ class MainWindow(QMainWindow):
         session = self.controller.session
         if done.status == "failed":
             self.start_view.show_error(tr("run.failed", message=done.message or "?"))
-        run = (RunData(session.run_dir, session.evidence, dict(done.verdict))
+        run = (RunData(session.run_dir, session.evidence, done.verdict, done.facts)
                if done.verdict is not None and session is not None else None)
         root = self.history_view.root
         self.jobs.submit(lambda: prepare_finish(run, root),

@@ -8,9 +8,10 @@ from typing import Any
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
-from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.events import Progress, QualityWarning, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
 from advisor.report.strings import progress_text, step_warning
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.eta import Estimate, EtaTracker, estimate_line
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
@@ -87,7 +88,7 @@ class RunView(QWidget):
         self.clock.start()
         self._set_buttons(running=True, has_verdict=False)
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: SessionEvent) -> None:
         """Route one session event (called on the GUI thread by the bridge)."""
         if self.eta is not None:
             self.eta(event)

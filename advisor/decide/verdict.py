@@ -69,6 +69,12 @@ class Verdict:
         local: tuple[str, ...] = getattr(self, f"{key}_zh") if lang == "zh" else ()
         return local if len(local) == len(english) else english
 
+    def with_reason(self, en: str, zh: str) -> Verdict:
+        """A copy whose reasons start with `en` / `zh` (why the run is not whole comes before the rules' own);
+        a verdict whose Chinese reasons were missing keeps them missing rather than misaligned."""
+        because_zh = (zh, *self.because_zh) if len(self.because_zh) == len(self.because) else self.because_zh
+        return dataclasses.replace(self, because=(en, *self.because), because_zh=because_zh)
+
 
 DERIVED = ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior", "predict.gamma",
            "predict.from_measurements", "predict.low", "predict.high", "predict.level", "predict.claim",

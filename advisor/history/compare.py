@@ -85,11 +85,10 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
     quick = record.config.get("quick") if isinstance(record.config, Mapping) else None
     if isinstance(quick, bool):
         fill("check.kind", "quick" if quick else "full")
-    verdict = record.verdict if isinstance(record.verdict, Mapping) else {}
-    for key in ("flags", "try_flags"):
-        argv = verdict.get(key, {}).get("argv") if isinstance(verdict.get(key), Mapping) else None
-        if isinstance(argv, list) and argv:
-            fill(key, " ".join(str(a) for a in argv))
+    verdict = record.verdict
+    for key, rec in (("flags", verdict and verdict.flags), ("try_flags", verdict and verdict.try_flags)):
+        if rec and rec.argv:
+            fill(key, " ".join(rec.argv))
     return facts
 
 
@@ -97,10 +96,9 @@ def run_flags(record: RunRecord) -> list[str]:
     """Why this run's figures are not a fair reference: "aborted"/"failed"/"running", "noisy", "throttled",
     "contended" (empty: a whole, undisturbed run)."""
     flags = [record.summary.status] if record.summary.status != "complete" else []
-    verdict = record.verdict if isinstance(record.verdict, Mapping) else {}
-    codes = [verdict.get("decided_by"), *(b.get("code") for b in verdict.get("blocking") or []
-                                         if isinstance(b, Mapping))]
-    flags += sorted({DISTURBED[c] for c in codes if isinstance(c, str) and c in DISTURBED})
+    verdict = record.verdict
+    codes = [f"{verdict.rule_id}/{verdict.branch_id}", *(b.code for b in verdict.blocking)] if verdict else []
+    flags += sorted({DISTURBED[c] for c in codes if c in DISTURBED})
     if run_facts(record).get(CONTENDED_FACT) is True:
         flags.append("contended")
     return flags

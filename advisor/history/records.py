@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from advisor.decide.verdict import Verdict
 
 NO_GPU = ""  # the GPU column of a run whose probe found no GPU (shown as "none"), beside None: not probed
 
@@ -43,8 +46,8 @@ class RunRecord:
     summary: RunSummary
     config: Mapping[str, Any]
     environment: Mapping[str, Any]
-    verdict: Mapping[str, Any] | None
-    facts: Mapping[str, Any] | None
+    verdict: Verdict | None           # None: the run was not decided
+    facts: Mapping[str, object] | None
     steps: tuple[StepRecord, ...]
 
 

@@ -20,6 +20,8 @@ from types import TracebackType
 from typing import Any, Literal
 
 from advisor import __version__
+from advisor.decide.verdict import Verdict
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.history.compare import Difference, compare_runs
 from advisor.history.records import RunRecord, RunSummary, StepRecord, environment_columns
 from advisor.history.schema import StoreError, connect, default_db_path
@@ -50,6 +52,11 @@ def _folder(run_dir: str | Path | None) -> str | None:
 
 def _load(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def _verdict(data: object) -> Verdict | None:
+    """The stored verdict, typed (None: the run was not decided)."""
+    return None if data is None else verdict_from_json(data)
 
 
 # What a damaged row raises when read: text that is not JSON (or nested past the parser's stack), a value of
@@ -232,7 +239,7 @@ class RunStore:
             steps = tuple(StepRecord(step=r[0], status=r[1], evidence=json.loads(r[2]), finished_utc=r[3],
                                      units=int(r[4])) for r in step_rows)
             return RunRecord(summary=self._summary(row[:8]), config=json.loads(row[8]),
-                             environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[9]),
+                             environment=json.loads(row[5]), verdict=_verdict(_load(row[6])), facts=_load(row[9]),
                              steps=steps)
         except _DAMAGED as exc:
             raise StoreError(f"the history's record of run {run_id!r} is damaged ({type(exc).__name__}: "

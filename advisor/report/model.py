@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from advisor import __version__
+from advisor.decide.verdict import Verdict
 from advisor.errors import UserError
 from advisor.evidence.schema import Evidence
 from advisor.redact import redact
@@ -23,7 +24,7 @@ from advisor.report.sections import (
     by_task,
     environment_summary,
     headline,
-    normalise_verdict,
+    report_verdict,
     step_summaries,
     tuner_section,
 )
@@ -48,16 +49,17 @@ def _json_safe(obj: Any) -> Any:
     return str(obj)
 
 
-def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: Mapping[str, Any], *,
+def build_report(evidence: Evidence | None, facts: Mapping[str, object], verdict: Verdict, *,
                  include_prompts: bool = False, run_id: str | None = None,
                  created_utc: str | None = None) -> dict[str, Any]:
     """The canonical report dict (JSON-ready) for one run.
 
     `evidence` is None for a report made from a facts file; `facts` is the flat fact dict; `verdict` the
-    decision dict. `run_id`/`created_utc` default to the evidence's own and to now.
+    decision (a saved one read back with advisor/decide/verdict_json.py `verdict_from_json`).
+    `run_id`/`created_utc` default to the evidence's own and to now.
     """
     clean_facts = redact(dict(facts))
-    clean_verdict = normalise_verdict(redact(verdict))
+    clean_verdict = report_verdict(verdict)  # redacted below, with the rest of the report
     run: dict[str, Any] = {"status": None, "started_utc": None, "evidence_schema_version": None,
                            "measured_with": None}
     if evidence is not None:
@@ -70,7 +72,7 @@ def build_report(evidence: Evidence | None, facts: Mapping[str, Any], verdict: M
         "run_id": run_id or (evidence.run_id if evidence is not None else None),
         "run": run,
         "includes_prompts": include_prompts,
-        "headline": headline(clean_verdict, clean_facts),
+        "headline": headline(verdict, clean_facts),
         "verdict": clean_verdict,
         "by_task": by_task(evidence),
         "results": results_table(evidence),

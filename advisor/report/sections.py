@@ -1,4 +1,4 @@
-"""Parts of the canonical report: environment summary, step summaries, the normalised verdict, headline."""
+"""Parts of the canonical report: environment summary, step summaries, the verdict section, headline."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
 from advisor.report.headline import headline as headline  # re-exported: the report's parts live here
 from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
+from advisor.report.verdict_view import report_verdict as report_verdict
 from advisor.tune.summary import tuner_summary
 
-VERDICTS = ("ENABLE", "SKIP", "INCONCLUSIVE")
 STEP_ORDER = ("preflight", "baseline", "acceptance", "verify", "tune", "batch", "ab")
 ENV_SECTIONS = ("gpu", "host", "engine", "model")
 # Identity details that let a shared report point at one person's machine (reliability.md §6.2).
@@ -21,7 +21,6 @@ _PRIVATE_KEYS = frozenset({"uuid", "serial", "hostname", "host_name", "node", "u
                            "pci_bus_id", "processes", "home", "cwd", "mac", "base_url", "engine_url", "engine_url_b"})
 _PATH_KEYS = frozenset({"model", "path", "model_path", "binary", "file", "draft_model"})
 _MAX_ROWS = 24
-TRACE_KEYS = ("rule", "branch", "fact", "op", "expected", "actual", "passed", "outcome", "leads_to")
 # Keys that carry prompt or model-output text anywhere inside step evidence.
 PROMPT_KEYS = frozenset({"prompt", "prompts", "text", "output", "outputs", "content", "messages",
                          "completion", "completions", "response", "responses", "system_prompt"})
@@ -147,62 +146,6 @@ def strip_prompts(obj: Any) -> Any:
     if isinstance(obj, list | tuple):
         return [strip_prompts(v) for v in obj]
     return obj
-
-
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list | tuple) else []
-
-
-def _flag(value: Any) -> dict[str, Any]:
-    if isinstance(value, Mapping):
-        command = value.get("command")
-        if not command and isinstance(value.get("argv"), list | tuple):
-            command = " ".join(str(a) for a in value["argv"])
-        return {"engine": str(value.get("engine") or ""), "label": str(value.get("label") or ""),
-                "command": str(command or ""), "steps": _strings(value.get("steps")),
-                "notes": _strings(value.get("notes"))}
-    return {"engine": "", "label": "", "command": str(value), "steps": [], "notes": []}
-
-
-def _flags(value: Any) -> list[dict[str, Any]]:
-    # decide.py gives one recommendation (a dict) or None; a list of them is accepted too.
-    items = [value] if isinstance(value, Mapping) else value if isinstance(value, list | tuple) else []
-    flags = [_flag(f) for f in items if f]
-    return [f for f in flags if f["command"] or f["steps"] or f["notes"]]
-
-
-def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
-    """The verdict with every key present and typed; an unknown verdict word fails closed to INCONCLUSIVE."""
-    word = str(verdict.get("verdict") or "").upper()
-    warnings = _strings(verdict.get("warnings"))
-    if word not in VERDICTS:
-        warnings.append(f"unrecognised verdict {verdict.get('verdict')!r}; shown as INCONCLUSIVE")
-        word = "INCONCLUSIVE"
-    trace = [{k: _m(row).get(k) for k in TRACE_KEYS} for row in verdict.get("trace") or [] if isinstance(row, Mapping)]
-    return {"verdict": word, "predicted_speedup": num(verdict.get("predicted_speedup")),
-            "prediction_is_prior": bool(verdict.get("prediction_is_prior")),
-            "because": _strings(verdict.get("because")),
-            "flags": _flags(verdict.get("flags")),
-            "trace": trace, "missing_facts": _strings(verdict.get("missing_facts")),
-            "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings,
-            "caveats": _strings(verdict.get("caveats")),
-            # the same lists in Chinese, index for index (advisor.report.strings.verdict_lines picks them)
-            **{f"{k}_zh": _strings(verdict.get(f"{k}_zh")) for k in ("because", "warnings", "caveats", "alternatives")
-               if verdict.get(f"{k}_zh") is not None},
-            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
-            "blocking": _blocking(verdict.get("blocking")),
-            # an INCONCLUSIVE verdict's measured settings, to try (advisor/decide/verdict.py try_flags)
-            "try_flags": _flags(verdict.get("try_flags")),
-            "assumptions": _strings(verdict.get("assumptions"))}
-
-
-def _blocking(value: object) -> list[dict[str, str]]:
-    """advisor/decide/blocking.py's list, each item with its five texts as strings ('' where absent)."""
-    keys = ("code", "reason", "remedy", "reason_zh", "remedy_zh")
-    items = value if isinstance(value, list | tuple) else []
-    return [{k: str(item.get(k) or "") for k in keys} for item in items if isinstance(item, Mapping)]
 
 
 def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:

@@ -8,21 +8,20 @@ failures and ended "done", and the A/B stopped on a failure streak as if the bud
 from __future__ import annotations
 
 import signal
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from advisor.arms.arms import Arms
 from advisor.events import StepDone
+from advisor.text import text
 
-_ARM_NAMES = {"off": "speculation-off", "on": "speculation-on"}
 
-
-def _how(code: int) -> str:
+def _how(code: int, lang: str) -> str:
     if code < 0:
         try:
-            return f"killed by {signal.Signals(-code).name}"
+            return text(lang, "fault.signal", signal=signal.Signals(-code).name)
         except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
+            return text(lang, "fault.signal_n", n=-code)
+    return text(lang, "fault.exit", code=code)
 
 
 # How long a failed step waits for a server that may be dying to be reaped (a killed process closes its
@@ -30,9 +29,18 @@ def _how(code: int) -> str:
 DYING_WAIT_S = 2.0
 
 
-def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> str | None:
+@dataclass(frozen=True, slots=True)
+class FailureReason:
+    """Why a step cannot stand, in English (the step's reason, the run's message) and in Chinese (the
+    verdict's reasons, so a Chinese report of a failed run reads in Chinese)."""
+
+    en: str
+    zh: str
+
+
+def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> FailureReason | None:
     """Why `step` cannot stand when a managed server of `arms` is no longer running (None when all are)."""
-    dead = []
+    dead: list[tuple[str, dict[str, object]]] = []  # (string key, its values), worded once per language below
     for arm in (arms.off, arms.on):
         if arm is None:
             continue
@@ -43,12 +51,24 @@ def dead_arm_reason(arms: Arms, step: str, *, step_failed: bool = False) -> str 
             server.died if server is not None else None)
         if server is not None and code is not None:
             found.append((code, server.log_path))
-        dead += [f"the {_ARM_NAMES.get(arm.name, arm.name)} llama-server stopped during the {step} step "
-                 f"({_how(code)}; its log: {log})" for code, log in found[:1]]
+        dead += [("fault.died", {"arm": arm.name, "step": step, "code": code, "log": log}) for code, log in found[:1]]
         if arm.remote is not None and (lost := arm.remote.lost()) is not None:
             # a cluster restarts a crashed container by itself: the step measured two servers, not one
-            dead.append(f"the {_ARM_NAMES.get(arm.name, arm.name)} server changed during the {step} step ({lost})")
-    return "; ".join(dead) + "; the run ended there" if dead else None
+            dead.append(("fault.changed", {"arm": arm.name, "step": step, "lost": lost}))
+    if not dead:
+        return None
+    return FailureReason(*(_worded(dead, lang) for lang in ("en", "zh")))
+
+
+def _worded(dead: list[tuple[str, dict[str, object]]], lang: str) -> str:
+    parts = []
+    for key, values in dead:
+        arm = text(lang, f"fault.arm.{values['arm']}") if values["arm"] in ("off", "on") else values["arm"]
+        # the step's id in English (the step's own reason names it so); its title in Chinese
+        step = values["step"] if lang == "en" else text(lang, f"step.{values['step']}")
+        how = _how(int(str(values["code"])), lang) if "code" in values else ""
+        parts.append(text(lang, key, **{**values, "arm": arm, "step": step, "how": how}))
+    return text(lang, "fault.ended", reasons=text(lang, "fault.join").join(parts))
 
 
 def with_failure_reason(done: StepDone, reason: str) -> StepDone:

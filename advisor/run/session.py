@@ -11,11 +11,10 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from advisor import __version__, paths
 from advisor.arms.arms import Arms
@@ -24,18 +23,22 @@ from advisor.config import CheckConfig
 from advisor.core.policy import Policy, default_policy
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import RuleSet, load_rules
+from advisor.decide.verdict import Verdict
+from advisor.decide.verdict_json import saved_verdict
 from advisor.errors import UserError
-from advisor.events import Event, RunPlanned, ServerRestarted, SessionDone, SessionStatus, StepDone, StepStarted
+from advisor.events import RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecord, WorkloadSummary
+from advisor.evidence.status import SessionStatus
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
 from advisor.run.contention import ContentionWatch
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
-from advisor.run.faults import dead_arm_reason, with_failure_reason
+from advisor.run.faults import FailureReason, dead_arm_reason, with_failure_reason
 from advisor.run.fits import too_long
 from advisor.run.launch import attach, resolve_model, start_managed
 from advisor.run.lock import CheckLock
@@ -52,7 +55,7 @@ from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler
 
 log = logging.getLogger(__name__)
-Subscriber = Callable[[Event], None]
+Subscriber = Callable[[SessionEvent], None]
 
 
 class Session:
@@ -72,7 +75,8 @@ class Session:
         self.run_id: str | None = None
         self.arms: Arms | None = None        # set once the engines are up (fault-injection tests reach in)
         self.recorder: Recorder | None = None
-        self.failure: str = ""               # why the run could not go on (an engine died), for the verdict
+        self.failure: str = ""               # why the run could not go on (an engine died), for the message
+        self.failure_reason: FailureReason | None = None  # the same in both languages, for the verdict's reasons
         self.halted: str = ""                # why the run stopped early by design (the sanity gate's finding)
         self.history_error: str = ""         # what could not be saved in the history database
         self.cancel_flag = threading.Event()
@@ -100,7 +104,7 @@ class Session:
         """Ask the run to stop; what was measured is kept."""
         self.cancel_flag.set()
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: SessionEvent) -> None:
         """Send one event to every subscriber; a failing subscriber is logged, never fatal to the run."""
         for sub in self.subscribers:
             try:
@@ -180,7 +184,8 @@ class Session:
             self._run_steps(arms, plan, rules)
             status: SessionStatus = "aborted" if self.cancel_flag.is_set() else "complete"
             if status == "complete" and not self.failure and not self.halted:
-                self.failure = self._nothing_measured()
+                self.failure_reason = self._nothing_measured()
+                self.failure = self._worded(self.failure_reason)
             done = self._finish("failed", self.failure) if self.failure else self._finish(status, self.halted)
         except UserError as exc:
             done = replace(self._finish("failed", _message(exc)), user_error=True)
@@ -353,8 +358,8 @@ class Session:
             done = self._run_one(step, ctx)
             if (dead := dead_arm_reason(ctx.arms, step.id, step_failed=done.status == "failed")) is not None:
                 # A step whose server died is never "done", whatever it measured before: the failure is its reason.
-                done = with_failure_reason(done, dead)
-                self.failure = dead
+                done = with_failure_reason(done, dead.en)
+                self.failure, self.failure_reason = dead.en, dead
             self.emit(done)
             if done.evidence is not None:
                 ctx.prior[step.id] = done.evidence
@@ -370,14 +375,21 @@ class Session:
                 self.halted = ctx.halt
                 break
 
-    def _nothing_measured(self) -> str:
-        """Why the run is not complete when no measuring step succeeded and at least one failed ('' otherwise):
+    def _nothing_measured(self) -> FailureReason | None:
+        """Why the run is not complete when no measuring step succeeded and at least one failed (None otherwise):
         a verdict from nothing measured must never read as a finished check (exit 0)."""
         measured = {name: rec for name, rec in self.evidence.steps.items() if name != "preflight"}
         failed = [f"{name}: {rec.reason or 'failed'}" for name, rec in measured.items() if rec.status == "failed"]
         if not failed or any(rec.status == "done" for rec in measured.values()):
+            return None
+        # the steps' own reasons are quoted as they were recorded (English, or the engine's words)
+        return FailureReason(*(text(lang, "guard.no_step", failed="; ".join(failed)) for lang in ("en", "zh")))
+
+    def _worded(self, reason: FailureReason | None) -> str:
+        """`reason` in the session's language ('' for none): the run's message."""
+        if reason is None:
             return ""
-        return text(self.lang, "guard.no_step", failed="; ".join(failed))
+        return reason.zh if self.lang == "zh" else reason.en
 
     def _record_servers(self, arms: Arms) -> None:
         """Every restart and every server's start, load and stop so far, into the evidence."""
@@ -412,22 +424,23 @@ class Session:
             self.arms.stop()
             self._record_servers(self.arms)
         self.evidence = replace(self.evidence, status=status, message=message)
-        verdict: dict[str, Any] | None = None
+        verdict: Verdict | None = None
+        facts: Mapping[str, object] = {}
         if self.evidence.steps and self.rules is not None:
             self.evidence = replace(self.evidence, tuner=tuner_summary(self.evidence))
             try:
-                verdict, reconciliation = decide_evidence(self.evidence, self.rules)
+                verdict, facts, reconciliation = decide_evidence(self.evidence, self.rules)
             except UserError as exc:  # measurements the rules refuse: the run fails and its evidence is saved
                 status, verdict = "failed", None
                 message = "\n".join(m for m in (message, f"no verdict: {_message(exc)}") if m)
                 self.evidence = replace(self.evidence, status=status, message=message)
             else:
-                if self.failure:  # the verdict's reasons start with why the run is not whole
-                    verdict["because"] = [self.failure, *verdict.get("because", [])]
+                if self.failure_reason is not None:  # the verdict's reasons start with why the run is not whole
+                    verdict = verdict.with_reason(self.failure_reason.en, self.failure_reason.zh)
                 self.evidence = replace(self.evidence, reconciliation=reconciliation)
         try:
             if verdict is not None:
-                write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))
+                write_atomic(self.run_dir / "verdict.json", json.dumps(encode(saved_verdict(verdict, facts)), indent=1))
             if self.evidence.environment.probed:  # nothing started (bad URL, no engine): no empty run folder
                 self.save()
         except OSError as exc:
@@ -437,7 +450,7 @@ class Session:
             if f"could not write the run folder {self.run_dir}" not in message:
                 message = "\n".join(m for m in (message, note) if m)
         run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
-        return SessionDone(status=status, run_dir=run_dir, verdict=verdict, message=message)
+        return SessionDone(status=status, run_dir=run_dir, verdict=verdict, facts=facts, message=message)
 
 
 def _message(exc: UserError) -> str:

@@ -12,6 +12,8 @@ from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QListWidget, Q
 
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import OPS, load_rules
+from advisor.decide.verdict_json import saved_verdict
+from advisor.evidence.codec import encode
 from advisor.history.folders import load_run
 from probes.gpu.probe import GpuStatus
 from tests.zh_words import english_words
@@ -44,8 +46,8 @@ def _texts(root: QWidget) -> list[str]:
 def test_every_view_reads_in_chinese(window, saved_run: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     run = tmp_path / "run"  # the saved run with a verdict this version decides (the saved one predates zh texts)
     shutil.copytree(saved_run, run)
-    verdict, _ = decide_evidence(load_run(run).evidence, _RULES)
-    (run / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    verdict, facts, _ = decide_evidence(load_run(run).evidence, _RULES)
+    (run / "verdict.json").write_text(json.dumps(encode(saved_verdict(verdict, facts))), encoding="utf-8")
     window.set_language("zh")
     assert window.open_path(str(run))
     left: list[str] = []
