@@ -78,7 +78,7 @@ def test_every_reader_shows_the_bands_and_the_shape(lang: str) -> None:
     assert (facts["ab.output_tokens_low"], facts["ab.output_tokens_high"]) == (61, 1500)
     verdict = decide(facts)
     report = build_report(run, facts, verdict)
-    groups = {r.get("group", "task") for r in report["by_task"]["rows"]}
+    groups = {r.group or "task" for r in report.by_task.rows}
     assert {"output", "depth"} <= groups
     band = "回复 1024+ 个 token" if lang == "zh" else "reply of 1024+ tokens"
     shape = "61–1500"

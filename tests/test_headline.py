@@ -33,8 +33,8 @@ def test_measured_run_has_one_headline_everywhere(
     run = _failing_run(gpu=False)  # A/B 1.53× [1.47, 1.59] over 60 pairs; the perf model predicts otherwise
     verdict = _verdict_of(run)
     report = build_report(run, facts_from_evidence(run), verdict)
-    line = speedup_line(report["headline"], lang)
-    assert report["headline"]["source"] == "measured" and "1.53×" in line
+    line = speedup_line(report.headline, lang)
+    assert report.headline.source == "measured" and "1.53×" in line
     assert verdict.predicted_speedup is not None and f"{verdict.predicted_speedup:.2f}" != "1.53"
     assert main(["decide", str(_saved(tmp_path, run)), "--lang", lang]) == 0
     decided = capsys.readouterr().out

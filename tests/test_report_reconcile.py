@@ -34,8 +34,8 @@ def test_the_section_carries_the_model_terms_and_the_gap() -> None:
     assert section is not None
     rec = run.reconciliation
     assert rec is not None
-    assert section["predicted_speedup"] == pytest.approx(rec.predicted_speedup)
-    assert section["relative_error"] == pytest.approx(rec.predicted_speedup / 1.18 - 1.0)
+    assert section.predicted_speedup == pytest.approx(rec.predicted_speedup)
+    assert section.relative_error == pytest.approx(rec.predicted_speedup / 1.18 - 1.0)
     lines = reconciliation_sentences(section, "en")
     assert f"{rec.predicted_speedup:.2f}×" in lines[0] and "1.18×" in lines[1]
     assert f"{rec.relative_error:+.0%}" in lines[1]
@@ -51,7 +51,7 @@ def test_markdown_and_html_show_it(lang: str) -> None:
     for rendered in (render_markdown(report, lang), render_html(report, lang)):
         assert table["section.reconcile"] in rendered
         assert predicted in rendered and table["reconcile.hint"].split("`")[0] in rendered
-    assert report["reconciliation"]["measured_speedup"] == pytest.approx(1.18)
+    assert report.reconciliation is not None and report.reconciliation.measured_speedup == pytest.approx(1.18)
 
 
 def test_cli_summary_prints_predicted_beside_measured() -> None:

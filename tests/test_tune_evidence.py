@@ -96,9 +96,9 @@ def test_the_tuner_key_survives_evidence_json() -> None:
 def test_both_reports_show_the_choice_the_curve_and_the_surface(lang: str) -> None:
     ev = _tuned()
     report = build_report(ev, facts_from_evidence(ev), sample_decision())
-    section = report["tuner"]
-    assert section["k"] == 4 and section["measured_speedup"] == pytest.approx(1.18)
-    assert {c["id"] for c in section["charts"]} == {"tuner_curve", "surface"}
+    section = report.tuner
+    assert section is not None and section.k == 4 and section.measured_speedup == pytest.approx(1.18)
+    assert {c.id for c in section.charts} == {"tuner_curve", "surface"}
     md, html = render_markdown(report, lang), render_html(report, lang)
     heading = "Best settings" if lang == "en" else "最佳设置"
     assert heading in md and heading in html

@@ -17,6 +17,7 @@ from advisor.facts.from_evidence import facts_from_evidence
 from advisor.recommend.build import recommend
 from advisor.report.model import build_report
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import TunerSection
 from advisor.report.tuner_text import tuner_sentences
 from advisor.run.done import SessionDone
 from advisor.tune.choose import KPrediction, MethodPrediction, best_method
@@ -116,6 +117,6 @@ def test_the_report_and_the_cli_name_the_knob(lang: str, words: str) -> None:
 
 @pytest.mark.parametrize(("lang", "words"), [("en", "less than 75% sure"), ("zh", "把握低于 75%")])
 def test_a_chosen_p_min_is_named_with_the_engines_default(lang: str, words: str) -> None:
-    section = {"method": "draft-simple", "k": 4, "applied": True, "p_min": 0.75, "default_p_min": 0.0}
+    section = TunerSection(method="draft-simple", k=4, applied=True, p_min=0.75, default_p_min=0.0)
     lines = tuner_sentences(section, lang)
     assert any(words in line and "--spec-draft-p-min 0.75" in line and " 0" in line for line in lines)

@@ -68,7 +68,7 @@ def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
     # one headline: the measured A/B when there is one, else the prediction, named as which (the same line
     # the check summary, the window and the report show)
     head = headline(v, facts or {})
-    print(speedup_line(head, lang) + (text(lang, "cli.uses_priors") if head["source"] == "prior" else ""))
+    print(speedup_line(head, lang) + (text(lang, "cli.uses_priors") if head.source == "prior" else ""))
     if (typical := typical_line(head, lang)) is not None:
         print(f"  {typical}")
     label = {k: text(lang, f"decide.{k}") for k in ("because", "step", "note", "caveat", "instead", "warning")}

@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
 from advisor import lang
 from advisor.atomic import write_atomic
@@ -21,6 +20,7 @@ from advisor.report.model import DAMAGED_SHAPE, build_report, validate_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import Report
 
 _SUFFIX_FORMAT = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 _FORMAT_SUFFIX = {"html": "html", "md": "md", "json": "json"}
@@ -41,12 +41,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                                                "ending in /, gets report.<format> inside)")
 
 
-def build_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def build_from_args(args: argparse.Namespace) -> Report:
     """The canonical report for the command's source (a report.json is re-rendered as it is)."""
     return _source(args)[0]
 
 
-def _source(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
+def _source(args: argparse.Namespace) -> tuple[Report, bool]:
     """The report, and whether it was read from a report.json (a file the user may have edited)."""
     if args.facts is not None:
         facts = load_facts_file(args.facts)

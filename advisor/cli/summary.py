@@ -35,16 +35,16 @@ def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
 def _by_task(evidence: Evidence, out: TextIO, lang: str) -> None:
     """Per-category speedups beside the pooled figure (simultaneous intervals; the verdict pools them all)."""
     task = by_task(evidence)
-    rows = [r for r in task["rows"] if r["n_pairs"]]
+    rows = [r for r in task.rows if r.n_pairs]
     if not rows:
         return
     out.write(f"  {mix_line(task, lang)}\n")
     width = max(_width(row_name(r, lang)) for r in rows)
     for r in rows:
-        ci = f"[{_fmt(r['ci_low'], '.2f')}, {_fmt(r['ci_high'], '.2f')}]" if r["ci_low"] is not None else ""
+        ci = f"[{_fmt(r.ci_low, '.2f')}, {_fmt(r.ci_high, '.2f')}]" if r.ci_low is not None else ""
         name = _pad(row_name(r, lang), width)
-        out.write(f"    {name}  {r['n_pairs']:>3} {text(lang, 'cli.pairs')}  "
-                  f"{_fmt(r['speedup'], '.2f', '×'):>6} {ci:<14} {text(lang, 'by_task.' + r['label'])}\n")
+        out.write(f"    {name}  {r.n_pairs:>3} {text(lang, 'cli.pairs')}  "
+                  f"{_fmt(r.speedup, '.2f', '×'):>6} {ci:<14} {text(lang, 'by_task.' + r.label)}\n")
 
 
 def _results(evidence: Evidence, lang: str, out: TextIO) -> None:
@@ -130,11 +130,11 @@ def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: 
         out.write("  " + text(lang, "cli.measured_with", settings=v.measured_with) + "\n")
     # the one headline the window and the report show: the measured A/B, else the prediction, named as which
     head = headline(v, measured)
-    if head["source"] is not None:
+    if head.source is not None:
         out.write("  " + speedup_line(head, lang) + "\n")
     if (typical := typical_line(head, lang)) is not None:
         out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
-    if head["source"] == "measured" and (shape := holds_for_line(measured, lang)) is not None:
+    if head.source == "measured" and (shape := holds_for_line(measured, lang)) is not None:
         out.write(f"  {shape}\n")  # the reply lengths and depths the A/B measured: what the verdict holds for
     if v is None:
         _ending(done, lang, out)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from advisor.report.tree import Headline
 
 if TYPE_CHECKING:  # light on imports: the verdict module is the caller's
     from advisor.decide.verdict import Verdict
@@ -19,18 +21,17 @@ def finite(value: object) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def headline(verdict: Verdict | None, facts: Mapping[str, object]) -> dict[str, Any]:
+def headline(verdict: Verdict | None, facts: Mapping[str, object]) -> Headline:
     """The expected speedup to show under the verdict: measured A/B when there is one, else the prediction."""
     speedup = finite(facts.get("ab.speedup"))
     if speedup is not None:
-        return {"source": "measured", "speedup": speedup, "ci_low": finite(facts.get("ab.ci_low")),
-                "ci_high": finite(facts.get("ab.ci_high")), "n_prompts": finite(facts.get("ab.n_prompts")),
-                "level": finite(facts.get("ab.ci_level"))}
+        return Headline(source="measured", speedup=speedup, ci_low=finite(facts.get("ab.ci_low")),
+                        ci_high=finite(facts.get("ab.ci_high")), n_prompts=finite(facts.get("ab.n_prompts")),
+                        level=finite(facts.get("ab.ci_level")))
     band = verdict.prediction_interval if verdict is not None else None
     if verdict is not None and (predicted := finite(verdict.predicted_speedup)) is not None:
         # a prediction's interval is a predictive one (how far a measurement may fall), at the policy's level
-        source = "prior" if verdict.prediction_is_prior else "predicted"
-        return {"source": source, "speedup": predicted, "ci_low": finite(band.low) if band else None,
-                "ci_high": finite(band.high) if band else None, "n_prompts": None,
-                "level": finite(band.level) if band else None, "claim": band.claim if band else None}
-    return {"source": None, "speedup": None, "ci_low": None, "ci_high": None, "n_prompts": None}
+        return Headline(source="prior" if verdict.prediction_is_prior else "predicted", speedup=predicted,
+                        ci_low=finite(band.low) if band else None, ci_high=finite(band.high) if band else None,
+                        level=finite(band.level) if band else None, claim=band.claim if band else None)
+    return Headline()

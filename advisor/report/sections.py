@@ -5,12 +5,12 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping
 from pathlib import PurePath
-from typing import Any
 
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
 from advisor.report.headline import headline as headline  # re-exported: the report's parts live here
 from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
+from advisor.report.tree import ByTask, GuardRow, Json, StepNote, StepSummary, TaskRow, TunerMethod, TunerSection
 from advisor.report.verdict_view import report_verdict as report_verdict
 from advisor.tune.summary import tuner_summary
 
@@ -26,11 +26,11 @@ PROMPT_KEYS = frozenset({"prompt", "prompts", "text", "output", "outputs", "cont
                          "completion", "completions", "response", "responses", "system_prompt"})
 
 
-def _m(value: Any) -> Mapping[str, Any]:
+def _m(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _scalar(key: str, value: Any) -> Any:
+def _scalar(key: str, value: object) -> Json:
     if isinstance(value, Mapping) and "unavailable" in value:
         return f"n/a ({value.get('unavailable')})"
     if isinstance(value, str) and (key in _PATH_KEYS or key.endswith("_path")) and ("/" in value or "\\" in value):
@@ -40,7 +40,7 @@ def _scalar(key: str, value: Any) -> Any:
     return None
 
 
-def _flatten(obj: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
+def _flatten(obj: Mapping[str, object], prefix: str, out: dict[str, Json]) -> None:
     for key, value in obj.items():
         if str(key).lower() in _PRIVATE_KEYS or len(out) >= _MAX_ROWS:
             continue
@@ -54,19 +54,19 @@ def _flatten(obj: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
             out[name] = clean
 
 
-def environment_summary(evidence: Evidence | None, facts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def environment_summary(evidence: Evidence | None, facts: Mapping[str, object]) -> dict[str, dict[str, Json]]:
     """Per section (gpu, host, engine, model, settings) the scalar details worth showing, identity removed."""
     env = _m(encode(evidence.environment)) if evidence is not None else {}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, Json]] = {}
     for section in ENV_SECTIONS:
-        rows: dict[str, Any] = {}
+        rows: dict[str, Json] = {}
         _flatten(_m(env.get(section)), "", rows)
         if not rows:  # a report from a facts file: show the facts of that section instead
             rows = {k.split(".", 1)[1]: v for k, v in facts.items()
                     if k.startswith(section + ".") and _scalar(k, v) is not None}
         if rows:
             out[section] = rows
-    settings: dict[str, Any] = {}
+    settings: dict[str, Json] = {}
     if evidence is not None:
         _flatten(_m(encode(evidence.config)), "", settings)
     if settings:
@@ -76,12 +76,12 @@ def environment_summary(evidence: Evidence | None, facts: Mapping[str, Any]) -> 
     return out
 
 
-def arms_rows(evidence: Evidence) -> dict[str, Any]:
+def arms_rows(evidence: Evidence) -> dict[str, Json]:
     """How a managed check ran its arms: mode and why, the tightest device's budget, the servers it started."""
     plan = evidence.arms
     if plan is None:
         return {}
-    rows: dict[str, Any] = {"mode": plan.mode, "requested": plan.requested, "reason": plan.reason_code,
+    rows: dict[str, Json] = {"mode": plan.mode, "requested": plan.requested, "reason": plan.reason_code,
                             "budgeted_on": plan.where}
     short = [d for d in plan.devices if not d.dual_fits]
     device = short[0] if short else (plan.devices[0] if plan.devices else None)
@@ -94,7 +94,7 @@ def arms_rows(evidence: Evidence) -> dict[str, Any]:
     return rows
 
 
-def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> list[dict[str, Any]]:
+def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> tuple[StepSummary, ...]:
     """One entry per step in protocol order: status, reason, timing, warnings, scalar results, charts."""
     steps = evidence.steps if evidence is not None else {}
     ordered = [s for s in STEP_ORDER if s in steps] + sorted(s for s in steps if s not in STEP_ORDER)
@@ -103,43 +103,45 @@ def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) 
         rec = steps[step_id]
         ev = _m(encode(rec.evidence)) if rec.evidence is not None else {}
         if not include_prompts:
-            ev = strip_prompts(ev)
+            ev = _m(strip_prompts(ev))
         values = {str(k): v for k, v in ev.items() if v is None or isinstance(v, str | int | float | bool)}
-        guards = [{"name": str(name), "passed": _m(g).get("passed"), "detail": str(_m(g).get("detail") or "")}
-                  for name, g in _m(ev.get("guards")).items()]
-        warnings = [{"code": w.code.value, "message": w.message} for w in rec.warnings]
-        out.append({"id": str(step_id), "status": rec.status, "reason": rec.reason, "elapsed_s": num(rec.elapsed_s),
-                    "warnings": warnings, "values": values, "guards": guards,
-                    "charts": charts_for_step(rec.evidence), "evidence": dict(ev)})
-    return out
+        guards = tuple(GuardRow(name=str(name), passed=passed if isinstance(passed := _m(g).get("passed"), bool)
+                                else None, detail=str(_m(g).get("detail") or ""))
+                       for name, g in _m(ev.get("guards")).items())
+        warnings = tuple(StepNote(w.code.value, w.message) for w in rec.warnings)
+        out.append(StepSummary(id=str(step_id), status=rec.status, reason=rec.reason, elapsed_s=num(rec.elapsed_s),
+                               warnings=warnings, values=values, guards=guards,
+                               charts=tuple(charts_for_step(rec.evidence)), evidence=dict(ev)))
+    return tuple(out)
 
 
-def by_task(evidence: Evidence | None) -> dict[str, Any]:
+def by_task(evidence: Evidence | None) -> ByTask:
     """Speedup per kind of task beside the pooled verdict, with each category's acceptance, and the mix."""
     if evidence is None:
-        return {"rows": [], "mix_requested": {}, "mix_realised": {}, "mix_short": []}
+        return ByTask()
     ab, acc = evidence.ab, evidence.acceptance
     cats = sorted(set(ab.per_category if ab else {}) | set(acc.per_category if acc else {}))
     rows = []
     for cat in cats:
         speed = ab.per_category.get(cat) if ab else None
         rate = acc.per_category.get(cat) if acc else None
-        rows.append({"category": cat, "n_pairs": speed.n_pairs if speed else 0,
-                     "speedup": speed.speedup if speed else None, "ci_low": speed.ci_low if speed else None,
-                     "ci_high": speed.ci_high if speed else None, "label": speed.label if speed else "too-few",
-                     "acceptance_rate": rate.rate if rate else None})
+        rows.append(TaskRow(category=cat, n_pairs=speed.n_pairs if speed else 0,
+                            speedup=num(speed.speedup) if speed else None,
+                            ci_low=num(speed.ci_low) if speed else None, ci_high=num(speed.ci_high) if speed else None,
+                            label=speed.label if speed else "too-few",
+                            acceptance_rate=num(rate.rate) if rate else None))
     for group, bands in (("output", ab.per_output_band if ab else {}), ("depth", ab.per_depth_band if ab else {})):
         # the shape of the work beside the kinds of task (advisor/ab/bands.py), shortest band first
-        rows += [{"group": group, "category": band, "n_pairs": s.n_pairs, "speedup": s.speedup, "ci_low": s.ci_low,
-                  "ci_high": s.ci_high, "label": s.label, "acceptance_rate": None} for band, s in bands.items()]
+        rows += [TaskRow(group=group, category=band, n_pairs=s.n_pairs, speedup=num(s.speedup), ci_low=num(s.ci_low),
+                         ci_high=num(s.ci_high), label=s.label) for band, s in bands.items()]
     workload = evidence.workload
-    return {"rows": rows,
-            "mix_requested": dict(workload.mix_requested) if workload else {},
-            "mix_realised": dict(workload.mix_realised) if workload else {},
-            "mix_short": list(workload.mix_short) if workload else []}
+    if workload is None:
+        return ByTask(rows=tuple(rows))
+    return ByTask(rows=tuple(rows), mix_requested=dict(workload.mix_requested),
+                  mix_realised=dict(workload.mix_realised), mix_short=tuple(workload.mix_short))
 
 
-def strip_prompts(obj: Any) -> Any:
+def strip_prompts(obj: Json) -> Json:
     """A copy of `obj` without any key named like a prompt or an output, at any depth."""
     if isinstance(obj, Mapping):
         return {k: strip_prompts(v) for k, v in obj.items() if str(k).lower() not in PROMPT_KEYS}
@@ -148,7 +150,7 @@ def strip_prompts(obj: Any) -> Any:
     return obj
 
 
-def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
+def tuner_section(evidence: Evidence | None) -> TunerSection | None:
     """The tuner's choice, predicted beside measured, every method's best, the curve chart with the measured
     point, the synthetic surface and the τ each draft length needs to break even."""
     tune = evidence.tune if evidence is not None else None
@@ -157,28 +159,27 @@ def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
     summary = evidence.tuner or tuner_summary(evidence)
     choice = tune.choice
     probe = tune.chosen_probe()
-    return {
-        "method": choice.method, "k": choice.k, "command": " ".join(choice.argv), "applied": choice.applied,
-        "predicted_speedup": num(choice.predicted_speedup),
-        "measured_speedup": num(summary.measured_speedup) if summary else None,
-        "measured_ci_low": num(summary.measured_ci_low) if summary else None,
-        "measured_ci_high": num(summary.measured_ci_high) if summary else None,
-        "prediction_rel_err": num(summary.prediction_rel_err) if summary else None,
-        "vs_default_speedup": num(summary.vs_default_speedup) if summary else None,
-        "vs_default_ci_low": num(summary.vs_default_ci_low) if summary else None,
-        "vs_default_ci_high": num(summary.vs_default_ci_high) if summary else None,
-        "default_command": " ".join(summary.default_argv) if summary else "",
-        "methods": [{"method": m.method, "label": m.label, "n_match": m.n_match, "p_min": m.p_min,
-                     "best_k": m.best_k, "best_speedup": num(m.best_speedup), "skipped": m.skipped}
-                    for m in tune.methods],
-        "n_match": choice.n_match, "p_min": choice.p_min,
-        "default_n_match": tune.default_n_match, "default_p_min": tune.default_p_min,
-        "per_category": {c: num(v) for c, v in choice.predicted_per_category.items()},
-        "breakeven_tau": {str(k): num(v) for k, v in tune.breakeven_tau.items()},
-        "surface_model_rel_err_median": num(tune.surface_model_rel_err_median),
-        "overhead": num(probe.overhead) if probe else None,
-        "overhead_fitted": num(probe.overhead_fitted) if probe else None,
-        "overhead_se": num(probe.overhead_se) if probe else None,
-        "speed_factor": num(probe.speed_factor) if probe else None,
-        "charts": [c for c in (tuner_curve_chart(tune, summary), surface_chart(tune)) if c is not None],
-    }
+    return TunerSection(
+        method=choice.method, k=choice.k, command=" ".join(choice.argv), applied=choice.applied,
+        predicted_speedup=num(choice.predicted_speedup),
+        measured_speedup=num(summary.measured_speedup) if summary else None,
+        measured_ci_low=num(summary.measured_ci_low) if summary else None,
+        measured_ci_high=num(summary.measured_ci_high) if summary else None,
+        prediction_rel_err=num(summary.prediction_rel_err) if summary else None,
+        vs_default_speedup=num(summary.vs_default_speedup) if summary else None,
+        vs_default_ci_low=num(summary.vs_default_ci_low) if summary else None,
+        vs_default_ci_high=num(summary.vs_default_ci_high) if summary else None,
+        default_command=" ".join(summary.default_argv) if summary else "",
+        methods=tuple(TunerMethod(method=m.method, label=m.label, n_match=m.n_match, p_min=m.p_min, best_k=m.best_k,
+                                  best_speedup=num(m.best_speedup), skipped=m.skipped) for m in tune.methods),
+        n_match=choice.n_match, p_min=choice.p_min,
+        default_n_match=tune.default_n_match, default_p_min=tune.default_p_min,
+        per_category={c: num(v) for c, v in choice.predicted_per_category.items()},
+        breakeven_tau={str(k): num(v) for k, v in tune.breakeven_tau.items()},
+        surface_model_rel_err_median=num(tune.surface_model_rel_err_median),
+        overhead=num(probe.overhead) if probe else None,
+        overhead_fitted=num(probe.overhead_fitted) if probe else None,
+        overhead_se=num(probe.overhead_se) if probe else None,
+        speed_factor=num(probe.speed_factor) if probe else None,
+        charts=tuple(c for c in (tuner_curve_chart(tune, summary), surface_chart(tune)) if c is not None),
+    )
