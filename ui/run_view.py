@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
@@ -69,7 +68,7 @@ class RunView(QWidget):
         self.clock.timeout.connect(self.steps.tick)
         self.clock.timeout.connect(self._show_overall)
         self.running = False
-        self._status_text: tuple[str, dict[str, Any]] | None = None
+        self._status_text: tuple[str, dict[str, object]] | None = None
         self.retranslate()
         self._set_buttons(running=False, has_verdict=False)
 
@@ -160,7 +159,7 @@ class RunView(QWidget):
         self.verdict_button.setVisible(not running and has_verdict)
         self.new_button.setVisible(not running)
 
-    def _set_status(self, key: str | None, error: bool = False, **values: Any) -> None:
+    def _set_status(self, key: str | None, error: bool = False, **values: object) -> None:
         self._status_text = (key, values) if key else None
         name = "error" if error else "muted"
         if self.status.objectName() != name:

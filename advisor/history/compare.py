@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from advisor.history.records import RunRecord
 from advisor.text import text
@@ -48,23 +48,23 @@ class Difference:
 
     kind: DifferenceKind
     fact: str
-    before: Any
-    after: Any
+    before: object
+    after: object
     message: str
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
 
 
-def run_facts(record: RunRecord) -> dict[str, Any]:
+def run_facts(record: RunRecord) -> dict[str, object]:
     """The run's facts, filled in from its step evidence and environment where facts were not stored."""
-    facts: dict[str, Any] = dict(record.facts or {})
+    facts: dict[str, object] = dict(record.facts or {})
     evidence = {s.step: s.evidence for s in record.steps}
 
-    def fill(name: str, value: Any) -> None:
+    def fill(name: str, value: object) -> None:
         if facts.get(name) is None and value is not None:
             facts[name] = value
 
@@ -125,7 +125,7 @@ def compare_runs(before: RunRecord, after: RunRecord, lang: str = "en") -> list[
     return caveats + sorted(found, key=lambda d: order[d.kind])
 
 
-def _acceptance(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _acceptance(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     old, new = _number(a.get("acceptance.rate")), _number(b.get("acceptance.rate"))
     if old is None or new is None or abs(new - old) <= ACCEPTANCE_DROP_ABS:
         return []
@@ -135,7 +135,7 @@ def _acceptance(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[D
                        text(lang, key, old=old, new=new, step=ACCEPTANCE_DROP_ABS))]
 
 
-def _speedup(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _speedup(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     old, new = _number(a.get("ab.speedup")), _number(b.get("ab.speedup"))
     if old is None or new is None:
         return []
@@ -151,7 +151,7 @@ def _speedup(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Diff
     return []
 
 
-def _decode(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _decode(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     old, new = _number(a.get("baseline.decode_tok_s")), _number(b.get("baseline.decode_tok_s"))
     if old is None or new is None or old <= 0:
         return []
@@ -163,7 +163,7 @@ def _decode(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Diffe
                        text(lang, "compare.decode", old=old, new=new, change=change))]
 
 
-def _identity(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _identity(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     out = []
     for fact in ("verdict", *_IDENTITY_FACTS):
         old, new = a.get(fact), b.get(fact)
@@ -175,7 +175,7 @@ def _identity(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Dif
     return out
 
 
-def _shown(fact: str, value: Any, lang: str) -> str:
+def _shown(fact: str, value: object, lang: str) -> str:
     if value is None:
         return text(lang, "compare.none")
     if fact == "verdict":

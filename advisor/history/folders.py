@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from advisor import paths
 from advisor.decide.verdict import Verdict
@@ -45,7 +44,7 @@ class RunData:
         return config.mode == "managed" and not config.model and not config.llama_server
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path) -> object:
     try:  # bounded, UTF-8, no pipes, no absurd nesting: the evidence reader's own rules
         return read_json_file(path, what="a verdict file")
     except UserError as exc:
