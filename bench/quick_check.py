@@ -13,6 +13,8 @@ branch of rules/ab-outcome.toml gave (goal: all, none withheld by outputs-differ
 (bench/cpu_hog.py) holds one core, as a browser or a build would (goal: ≥ 2 of 3); the bench starts and stops
 it. `near_tie_share_of_divergences` is the share of the A/B pairs whose greedy replies differed that the OFF
 arm's own top-2 probabilities called a near tie (numerics), over every run (advisor/ab/divergence.py).
+`eta_error_max_after_10pct` is the worst error of the clock over the alone runs (bench/eta_accuracy.py: every
+remaining-time estimate each check logged once a tenth of it had passed, against the time that really remained).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any
 
 from bench.common import isolated_env, run_cli, spec_advisor_argv, stop_cleanly_on_sigterm, tail
 from bench.cpu_hog import cpu_hog
+from bench.eta_accuracy import KEY as ETA
+from bench.eta_accuracy import accuracy, read_log
 
 WALL = "quick_check_wall_s"
 RECON = "predicted_vs_measured_speedup_rel_err"
@@ -38,7 +42,7 @@ CANARY = "quick_checks_inconclusive_by_canary"
 FROM_AB = "quick_checks_decided_by_ab"
 FROM_AB_LOADED = "quick_checks_decided_by_ab_under_load"
 NEAR_TIE = "near_tie_share_of_divergences"
-KEYS = (WALL, RECON, MBU, CANARY, FROM_AB, FROM_AB_LOADED, NEAR_TIE)
+KEYS = (WALL, RECON, MBU, CANARY, FROM_AB, FROM_AB_LOADED, NEAR_TIE, ETA)
 # The branches that withhold a verdict for the engine's memory of earlier prompts (the trap canary).
 TRAP_BRANCHES = ("measurement-validity/trap-inflation", "measurement-validity/trap-unchecked",
                  "measurement-validity/trap-flagged")
@@ -85,12 +89,15 @@ def _verdicts(runs: list[dict[str, Any]]) -> str:
 
 
 def _row(r: dict[str, Any]) -> dict[str, Any]:
-    return {k: r.get(k) for k in ("check_verdict", "decided_by", "check_status", WALL, "divergence_counts")}
+    row = {k: r.get(k) for k in ("check_verdict", "decided_by", "check_status", WALL, "divergence_counts")}
+    eta = r.get("eta")
+    row[ETA] = eta.max_error if eta is not None else None
+    return row
 
 
 def _figures(done: list[dict[str, Any]]) -> dict[str, Any]:
     """The alone runs' figures: the first one's, the median wall, the canary and decided-by-A/B counts."""
-    out = dict(done[0])
+    out = {k: v for k, v in done[0].items() if k != "eta"}
     walls = [r[WALL] for r in done if isinstance(r.get(WALL), int | float)]
     if walls:
         out[WALL] = statistics.median(walls)
@@ -105,7 +112,19 @@ def _figures(done: list[dict[str, Any]]) -> dict[str, Any]:
     out[f"{FROM_AB}_note"] = f"of {len(done)} consecutive quick checks (goal: all)"
     out[f"{CANARY}_note"] = f"{len(done)} consecutive quick checks: " + _verdicts(done)
     out["quick_checks"] = [_row(r) for r in done]
+    out.update(_eta_figure(done))
     return out
+
+
+def _eta_figure(done: list[dict[str, Any]]) -> dict[str, Any]:
+    """The worst clock error over the runs that finished and logged their estimates."""
+    logged = [(i, r["eta"]) for i, r in enumerate(done, 1) if r.get("eta") is not None]
+    if not logged:
+        return {ETA: None, f"{ETA}_note": "not measured: no quick check finished with an ETA log"}
+    worst_run, worst = max(logged, key=lambda item: item[1].max_error)
+    notes = "; ".join(f"run {i}: {acc.max_error:.2f}" for i, acc in logged)
+    return {ETA: worst.max_error,
+            f"{ETA}_note": f"worst over {len(logged)} quick checks ({notes}); run {worst_run}: {worst.note()}"}
 
 
 def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str, Any]:
@@ -126,6 +145,8 @@ def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str
             shutil.copytree(out_dir, keep, dirs_exist_ok=True)
         evidence_path = out_dir / "evidence.json"
         evidence: dict[str, Any] = json.loads(evidence_path.read_text()) if evidence_path.is_file() else {}
+        eta_path = out_dir / "logs" / "eta.jsonl"
+        eta = accuracy(read_log(eta_path)) if eta_path.is_file() and not timed_out else None
     status = evidence.get("status", "missing")
     out: dict[str, Any] = {"check_status": status, "check_exit_code": done.returncode, "cpu_count": os.cpu_count()}
     verdict, decided_by = _verdict(done.stdout)
@@ -146,6 +167,7 @@ def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str
     ab = ((evidence.get("steps") or {}).get("ab") or {}).get("evidence") or {}
     out["divergence_counts"] = ab.get("divergence_counts") or {}
     out["steps_elapsed_s"] = {k: v.get("elapsed_s") for k, v in (evidence.get("steps") or {}).items()}
+    out["eta"] = eta if status == "complete" else None
     return out
 
 

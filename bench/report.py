@@ -105,6 +105,10 @@ GOALS: tuple[Goal, ...] = (
     Goal("quick_checks_decided_by_ab_under_load", "the same 3 quick checks while a bounded CPU hog holds one core: "
          "verdicts given by the A/B", "bench/quick_check.py with bench/cpu_hog.py (one busy process pinned to the "
          "last core, started and stopped by the bench); `decided_by` starts with `ab-outcome/`", ">=", 2.0),
+    Goal("eta_error_max_after_10pct", "the quick check's clock: worst |estimated − true remaining| ÷ "
+         "max(true remaining, a tenth of the check), over every estimate after the first tenth",
+         "bench/quick_check.py via bench/eta_accuracy.py: each alone run's logs/eta.jsonl (advisor/run/eta_log.py)",
+         "<=", 0.20),
     Goal("near_tie_share_of_divergences", "share of the A/B pairs whose greedy replies differed that the OFF "
          "arm's top-2 probabilities called a near tie (numerics)",
          "bench/quick_check.py: evidence `divergence_counts` of every run, alone and under load", "report"),

@@ -38,6 +38,7 @@ from advisor.run.contention import ContentionWatch
 from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
+from advisor.run.eta_log import EtaLog
 from advisor.run.faults import FailureReason, dead_arm_reason, with_failure_reason
 from advisor.run.fits import too_long
 from advisor.run.launch import attach, resolve_model, start_managed
@@ -176,6 +177,8 @@ class Session:
         self._begin_history()
         if self.recorder is not None:
             self.subscribers.append(self.recorder)
+        # the clock's own history (what every ETA said), so a check that ran long can be read back
+        self.subscribers.append(EtaLog(self.run_dir / "logs" / "eta.jsonl"))
         try:
             arms = self._start()
             plan = self._plan(arms)

@@ -1,0 +1,60 @@
+"""The clock's own history: every estimate the check showed, one JSON line each, in `logs/eta.jsonl`.
+
+What the window and the CLI print as "about 2:30 left" is gone once the check ends; this log keeps it, so a
+check that promised five minutes and took twenty can be read back (where the plan was wrong: a step's rate, a
+load, an unplanned step) and the ETA's accuracy can be measured (bench/eta_accuracy.py). A line per event that
+can move the estimate (the plan, a load, a step's start and end, a finished unit) and a last one at the end:
+
+    {"t_s": 41.2, "remaining_s": 96.0, "done": 12, "planned": 40, "step": "acceptance", "event": "Progress"}
+
+`remaining_s` is null while there is no rate yet. A log that cannot be written (a full disk) is dropped after
+the first failure, never the check.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.run.done import SessionDone, SessionEvent
+from advisor.run.eta import EtaTracker
+
+log = logging.getLogger(__name__)
+
+_MOVES_THE_CLOCK = (RunPlanned, ServerRestarted, StepStarted, Progress, StepDone, SessionDone)
+
+
+class EtaLog:
+    """A session subscriber that keeps its own `EtaTracker` and appends each estimate to `path`."""
+
+    def __init__(self, path: Path, tracker: EtaTracker | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
+        self.path = path
+        self.tracker = tracker or (EtaTracker(clock) if clock is not None else EtaTracker())
+        self.broken = False
+
+    def __call__(self, event: SessionEvent) -> None:
+        """Update the estimate from `event` and log it when the event can move it."""
+        self.tracker(event)
+        if self.broken or not isinstance(event, _MOVES_THE_CLOCK):
+            return
+        if isinstance(event, Progress) and event.done < 1:
+            return  # a warm-up: nothing finished, the estimate has not moved
+        est = self.tracker.estimate()
+        line = {"t_s": round(est.elapsed_s, 3),
+                "remaining_s": None if est.remaining_s is None else round(est.remaining_s, 3),
+                "done": est.done, "planned": est.planned, "step": self.tracker.current,
+                "event": type(event).__name__}
+        if isinstance(event, SessionDone):
+            line["end"] = True
+            line["status"] = event.status
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps(line) + "\n")
+        except OSError as exc:
+            self.broken = True
+            log.warning("the ETA log %s could not be written (%s); the check goes on without it", self.path, exc)
