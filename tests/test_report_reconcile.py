@@ -11,12 +11,14 @@ from report_sample import sample_decision, sample_facts, sample_run
 
 from advisor.cli.summary import print_summary
 from advisor.decide.reconcile import reconcile
+from advisor.evidence.codec import decode
 from advisor.evidence.schema import Evidence
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.render_html import render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import ReconcileSection
 from advisor.run.done import SessionDone
 from advisor.text import strings_en, strings_zh
 
@@ -69,7 +71,7 @@ def test_cli_summary_prints_predicted_beside_measured() -> None:
 def test_a_check_without_acceptance_says_there_is_nothing_to_compare() -> None:
     run = dataclasses.replace(sample_run(), reconciliation=None)
     section = reconciliation_section(run)
-    assert section == {"predicted_speedup": None, "measured_speedup": 1.18}
+    assert section == ReconcileSection(predicted_speedup=None, measured_speedup=1.18)
     assert reconciliation_sentences(section, "zh") == [strings_zh.STRINGS["reconcile.none"]]
     assert reconciliation_section(None) is None  # a report from a facts file has no check to reconcile
     md = render_markdown(build_report(None, sample_facts(), sample_decision()), "en")
@@ -79,6 +81,6 @@ def test_a_check_without_acceptance_says_there_is_nothing_to_compare() -> None:
 def test_evidence_from_before_the_terms_reads_without_them() -> None:
     old = {"predicted_speedup": 0.29, "priors": ["draft cost 0 (prior for ngram-mod)"], "gamma": 8,
            "verify_ratio": 3.4, "measured_speedup": None}  # as tests/fixtures/runs/demo-quick holds it
-    lines = reconciliation_sentences(old, "en")
+    lines = reconciliation_sentences(decode(ReconcileSection, old, "reconciliation"), "en")  # as a report reads it
     assert lines[0] == strings_en.STRINGS["reconcile.predicted_bare"].format(predicted="0.29×")
     assert lines[1] == strings_en.STRINGS["reconcile.unmeasured"] and "ngram-mod" in lines[2]
