@@ -112,8 +112,9 @@ def describe_binary(binary: LlamaServerBinary | Unavailable | None, spec_type: s
     lines = [tr("engine.kind", kind="llama.cpp (llama-server)"),
              tr("engine.build", build=str(binary.version))]
     if not isinstance(dialect, Unavailable):
-        lines.append(tr("engine.dialect", dialect=f"{dialect.generation} · {dialect.draft_max_flag or '?'}"))
-    lines.append(tr("engine.spec", spec=f"off vs {spec_type}"))
+        generation = tr(f"engine.generation.{dialect.generation}")
+        lines.append(tr("engine.dialect", dialect=f"{generation} · {dialect.draft_max_flag or '?'}"))
+    lines.append(tr("engine.spec", spec=tr("engine.off_vs", spec=spec_type)))
     return lines
 
 

@@ -79,7 +79,7 @@ class RunView(QWidget):
         self._last_progress = None
         self._clear_warnings()
         policy = session.policy
-        self.charts.start(policy, list(policy_for(policy.ab, config.ab_pair_limit).looks))
+        self.charts.start(policy, list(policy_for(policy.ab, config.ab_pair_limit).looks), config.steps)
         self._set_status("run.starting")
         self.eta, self._final = EtaTracker(), None
         self._show_overall()

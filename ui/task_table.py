@@ -1,4 +1,6 @@
 """Speedup by kind of task, beside the pooled verdict: one row per category of the A/B, from the report.
+Kinds with too few pairs for a figure of their own are folded into one line that says how many a figure needs
+and names every such kind with its pairs, so no kind the check drew prompts for goes missing silently.
 
 The words come from the report's own string tables (advisor/report/strings.py), so the window and the
 exported report read the same in both languages.
@@ -9,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from advisor.ab.categories import MIN_PAIRS_FOR_INTERVAL
 from advisor.report.strings import fmt_speedup, mix_line, row_name, text
 from advisor.report.tree import ByTask
 from ui import theme
@@ -30,6 +33,8 @@ class TaskTable(QWidget):
         self.hint = QLabel()
         self.hint.setWordWrap(True)
         self.hint.setObjectName("muted")
+        self.too_few = QLabel()  # the kinds with too few pairs, in one line
+        self.too_few.setWordWrap(True)
         self.table = QTableWidget(0, len(_COLUMNS))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
@@ -37,7 +42,7 @@ class TaskTable(QWidget):
         self.table.horizontalHeader().setStretchLastSection(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 6)
-        for widget in (self.title, self.mix, self.table, self.hint):
+        for widget in (self.title, self.mix, self.table, self.too_few, self.hint):
             layout.addWidget(widget)
         self._task = ByTask()
         self.setVisible(False)
@@ -50,11 +55,19 @@ class TaskTable(QWidget):
     def retranslate(self) -> None:
         """Re-read every label and cell in the current language."""
         lang = language()
-        rows = [r for r in self._task.rows if r.n_pairs]
-        self.setVisible(bool(rows))
+        every = list(self._task.rows)
+        measured = any(r.n_pairs for r in every)  # an A/B ran: without one there is nothing per kind
+        rows = [r for r in every if r.label != "too-few"]
+        few = [r for r in every if r.label == "too-few"]
+        self.setVisible(measured)
         self.title.setText(text(lang, "section.by_task"))
         self.hint.setText(text(lang, "by_task.hint"))
-        self.mix.setText(mix_line(self._task, lang) if rows else "")
+        self.mix.setText(mix_line(self._task, lang) if measured else "")
+        kinds = text(lang, "by_task.list_sep").join(
+            text(lang, "by_task.too_few_kind", name=row_name(r, lang), pairs=r.n_pairs) for r in few)
+        self.too_few.setText(text(lang, "by_task.too_few_line", n=MIN_PAIRS_FOR_INTERVAL, kinds=kinds) if few else "")
+        self.too_few.setVisible(bool(few))
+        self.table.setVisible(bool(rows))
         self.table.setHorizontalHeaderLabels([text(lang, f"by_task.{c}") for c in _COLUMNS])
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):

@@ -10,7 +10,8 @@ from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 from advisor.report.strings import trace_outcome
 from advisor.report.tree import TraceRow
 from ui import theme
-from ui.strings import tr
+from ui.fact_words import meaning
+from ui.strings import language, tr
 
 # Where a deciding condition led sets its colour: a withheld or negative verdict is never shown green.
 _NEGATIVE = ("SKIP", "INCONCLUSIVE")
@@ -88,6 +89,8 @@ class TraceView(QTreeWidget):
                 child = QTreeWidgetItem([f"{row.branch} · {row.fact}", row.op or "", _show(row.expected),
                                          _show(row.actual), word])
                 child.setForeground(4, QBrush(QColor(_colour(row))))
+                if words := meaning(row.fact or "", language()):
+                    child.setToolTip(0, words)  # the fact's name is the rules' own: its meaning in words
                 top.addChild(child)
             self.addTopLevelItem(top)
             top.setExpanded(branch is not None)  # open the rules that decided something

@@ -12,6 +12,7 @@ from advisor.report.strings import holds_for_line, speedup_line, text, typical_l
 from advisor.report.tree import Headline, Report
 from ui import theme
 from ui.export_bar import ExportBar
+from ui.fact_words import fact_words
 from ui.results_table import ResultsTable
 from ui.run_folder import RunData
 from ui.strings import language, tr
@@ -149,7 +150,7 @@ class VerdictView(QScrollArea):
         assumed = assumptions_line(verdict, lang)
         self.warnings.set_items([*verdict_lines(verdict, "warnings", lang), *([assumed] if assumed else [])], glyph="⚠")
         self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
-        self.missing.set_items(list(verdict.missing_facts), glyph="?")
+        self.missing.set_items([fact_words(name, lang) for name in verdict.missing_facts], glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
         self.model.set_items(reconciliation_sentences(self.report.reconciliation, lang))
         self.results.set_results(self.report.results)

@@ -37,6 +37,11 @@ def test_quick_baseline_and_acceptance(window, qtbot, llama_binary, demo_model) 
     assert charts.categories.categories, "acceptance categories drawn"
     assert len(charts.canary.rings["tok_s"]) > 0
     assert window.run_view.steps.states() == {"preflight": "done", "baseline": "done", "acceptance": "done"}
+    # the charts of steps this check left out say so rather than showing empty axes (telemetry: no GPU here)
+    from ui.strings import tr
+
+    assert charts.verify.reason == charts.ab.reason == tr("chart.empty.not_chosen")
+    assert not charts.decode.reason and (charts.telemetry.available or charts.telemetry.reason)
     assert window.current_view() == "verdict"
     assert window.verdict_view.word.text() in ("ENABLE", "SKIP", "INCONCLUSIVE")
     assert window.verdict_view.trace.topLevelItemCount() > 0

@@ -56,6 +56,9 @@ def test_every_view_reads_in_chinese(window, saved_run: Path, tmp_path: Path) ->
         page = {"start": window.start_view, "run": window.run_view, "verdict": window.verdict_view,
                 "history": window.history_view}[view]
         texts = _texts(page)
+        # the engine's own version text ("0.6.0-dev (build 0, commit unknown)") is shown as llama-server says it
+        version = str(getattr(window.start_view.binary, "version", "") or "")
+        texts = [t.replace(version, "") if version else t for t in texts]
         assert len(texts) > 5, view  # the view was read, not skipped
         for shown in texts:
             left += [f"{view}: {w!r} in {shown[:120]!r}" for w in english_words(shown, NAMES)]

@@ -18,6 +18,7 @@ class ABChart(LiveChart):
 
     steps = ("ab",)
     columns = 2
+    empty_key = "chart.empty.no_pairs"
 
     def __init__(self) -> None:
         super().__init__("chart.ab", "axis.pair", "axis.speedup")

@@ -21,7 +21,9 @@ from typing import Any
 
 import pyqtgraph as pg
 from pyqtgraph.Qt import QtCore
-from PySide6.QtWidgets import QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics, QResizeEvent
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from advisor.evidence.kinds import StepEvidence
 from ui import theme
@@ -33,6 +35,8 @@ from ui.strings import tr
 THIN_ABOVE = 2000
 X_HEADROOM = 0.25  # when the points pass the right edge, the x range grows by a quarter of the span
 GRID_COLOUR = "#e6e9ee"  # opaque: what the former 15 % black grid looked like on the white plot
+TITLE_PT = 9.0
+TITLE_MARGIN_PX = 24  # the title label's own padding on both sides, and a little air
 LEGEND_ROW = 5      # PlotItem's grid: 0 title, 1 top axis, 2 plot, 3 bottom axis; 4 is free, 5 below it all
 LEGEND_COLUMNS = 2  # two entries side by side fit the narrowest chart when their labels are short:
 LEGEND_LABEL_FITS = 14  # at most this many Latin characters (a Chinese one counts as two) at 8 pt, in a
@@ -44,6 +48,8 @@ class LiveChart(pg.PlotWidget):
 
     steps: tuple[str, ...] = ()
     columns = 1  # grid columns the chart spans in the panel (its legend labels may be this many times longer)
+    empty_key = "chart.empty.done"  # why a finished step left this chart empty (a chart may know better)
+    help_key = ""  # a tooltip in plain words for a chart whose title uses a term of art
 
     def __init__(self, title_key: str, x_key: str, y_key: str, parent: QWidget | None = None,
                  legend_offset: tuple[int, int] = (6, 4)) -> None:
@@ -56,6 +62,7 @@ class LiveChart(pg.PlotWidget):
         self._suffix_source: str | Callable[[], str] = ""
         self._x_range: tuple[float, float] | None = None
         self._manage_x = True  # False once a subclass fixes the x range itself
+        self.x_include: tuple[float, ...] = ()  # x values the range must show besides the points (a marked k)
         item = self.getPlotItem()
         item.showGrid(x=True, y=True, alpha=1.0)
         for name in ("left", "bottom"):
@@ -81,6 +88,9 @@ class LiveChart(pg.PlotWidget):
         item.layout.addItem(item.titleLabel, 0, 0, 1, 3)
         del legend_offset  # kept in the signature for callers written when the legend floated over the plot
         self.setMinimumSize(220, 170)
+        # An empty chart is not drawn as empty axes: a card over it says which chart and why it has nothing.
+        self.empty = _EmptyCard(self)
+        self._reason_source: str | Callable[[], str] | None = None
         self.retranslate()
 
     def add_series(self, key: str, label_key: str, colour: str, *, symbol: str | None = None,
@@ -125,6 +135,8 @@ class LiveChart(pg.PlotWidget):
                 count += 1
         if count:
             self._grow_x()
+            if self._reason_source is not None and self.has_data():
+                self.set_reason(None)
         return count
 
     def setXRange(self, *args: Any, **kwargs: Any) -> None:
@@ -149,7 +161,7 @@ class LiveChart(pg.PlotWidget):
                     highs.append(hi)
         if not lows:
             return
-        lo, hi = min(lows), max(highs)
+        lo, hi = min(lows + list(self.x_include)), max(highs + list(self.x_include))
         shown = self._x_range
         if not force and shown is not None and shown[0] <= lo and hi <= shown[1]:
             return  # every point is in view: the axes stay as they are
@@ -166,7 +178,34 @@ class LiveChart(pg.PlotWidget):
         for ring in self.rings.values():
             ring.clear()
         self._x_range = None
+        self.x_include = ()
         self.set_suffix("")
+        self.set_reason(None)
+
+    def has_data(self) -> bool:
+        """True when the chart draws at least one point (bar charts say so themselves)."""
+        return any(len(ring) for ring in self.rings.values())
+
+    def set_reason(self, reason: str | Callable[[], str] | None) -> None:
+        """Replace the plot by one line saying why it has nothing to draw (None shows the plot again); a function
+        when the line has words in it, so that a language switch writes it again."""
+        self._reason_source = reason
+        if reason is None:
+            self.empty.hide()
+            return
+        self.empty.show_reason(tr(self._keys[0]), reason() if callable(reason) else reason)
+
+    @property
+    def reason(self) -> str:
+        """The line shown instead of the plot ("" while the plot is shown)."""
+        return self.empty.reason.text() if self._reason_source is not None else ""
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if hasattr(self, "empty"):
+            self.empty.setGeometry(self.rect())
+            if self._suffix and event.size().width() != event.oldSize().width():
+                self._set_title()  # shortened to the new width
 
     def set_suffix(self, text: str | Callable[[], str]) -> None:
         """A short result after the title, e.g. 'MBU 61%'; a function when it has words in it, so that a language
@@ -179,9 +218,28 @@ class LiveChart(pg.PlotWidget):
 
     def _set_title(self) -> None:
         # Two lines: the short title, then the step's headline result (or a blank line to keep plots aligned).
-        title = (f"<b>{tr(self._keys[0])}</b><br><span style='color:{theme.MUTED}'>"
-                 f"{html.escape(self._suffix) or '&nbsp;'}</span>")
-        self.getPlotItem().setTitle(title, size="9pt", color=theme.TEXT)
+        # A result wider than the chart is shortened with an ellipsis (the whole line is in the tooltip) rather
+        # than cut at the chart's edge.
+        suffix = self._suffix
+        if suffix and self.width() > 0:
+            font = QFont(self.font())
+            font.setPointSizeF(TITLE_PT)
+            suffix = QFontMetrics(font).elidedText(suffix, Qt.TextElideMode.ElideRight,
+                                                   max(self.width() - TITLE_MARGIN_PX, 40))
+        self._shown_suffix = suffix
+        title = (f"<b>{html.escape(tr(self._keys[0]))}</b><br><span style='color:{theme.MUTED}'>"
+                 f"{html.escape(suffix) or '&nbsp;'}</span>")
+        self.getPlotItem().setTitle(title, size=f"{TITLE_PT:g}pt", color=theme.TEXT)
+        self._set_tooltip()
+
+    def _set_tooltip(self) -> None:
+        """The chart's plain-words help, and the whole result line when the title had to shorten it."""
+        parts = [tr(self.help_key)] if self.help_key else []
+        if self._suffix and getattr(self, "_shown_suffix", self._suffix) != self._suffix:
+            parts.insert(0, self._suffix)
+        tip = "\n\n".join(parts)
+        if self.toolTip() != tip:
+            self.setToolTip(tip)
 
     def retranslate(self) -> None:
         """Re-read title, axis labels and legend in the current language."""
@@ -193,6 +251,8 @@ class LiveChart(pg.PlotWidget):
         item.setLabel("bottom", tr(x_key), color=theme.MUTED, **{"font-size": "8pt"})
         item.setLabel("left", tr(y_key), color=theme.MUTED, **{"font-size": "8pt"})
         self._rebuild_legend()
+        if getattr(self, "_reason_source", None) is not None:
+            self.set_reason(self._reason_source)
 
     def _rebuild_legend(self) -> None:
         self.legend.clear()
@@ -210,6 +270,40 @@ class LiveChart(pg.PlotWidget):
 
     def on_done(self, step: str, evidence: StepEvidence | None) -> None:
         """The step ended: draw the final state from its evidence (also used to replay saved runs)."""
+
+
+class _EmptyCard(QWidget):
+    """The chart's title and, under it, why there is nothing to draw; covers the whole chart."""
+
+    def __init__(self, chart: QWidget) -> None:
+        super().__init__(chart)
+        self.setObjectName("chartEmpty")
+        self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
+        self.setStyleSheet(f"QWidget#chartEmpty {{ background: {theme.CARD}; }}")
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 9pt; font-weight: 700;")
+        self.reason = QLabel()
+        self.reason.setObjectName("muted")
+        self.reason.setStyleSheet(f"color: {theme.MUTED};")
+        for label in (self.title, self.reason):
+            label.setWordWrap(True)
+            label.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(12, 8, 12, 8)
+        layout.addWidget(self.title)
+        layout.addStretch(1)
+        layout.addWidget(self.reason)
+        layout.addStretch(2)
+        self.hide()
+
+    def show_reason(self, title: str, reason: str) -> None:
+        self.title.setText(title)
+        self.reason.setText(reason)
+        parent = self.parentWidget()
+        if parent is not None:
+            self.setGeometry(parent.rect())
+        self.show()
+        self.raise_()
 
 
 def _width(text: str) -> int:

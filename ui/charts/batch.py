@@ -15,6 +15,8 @@ class BatchChart(LiveChart):
     """Off (blue) and on (orange) throughput by concurrency, with a vertical crossover marker."""
 
     steps = ("batch",)
+    empty_key = "chart.empty.no_batch"
+    help_key = "help.batch"
 
     def __init__(self) -> None:
         super().__init__("chart.batch", "axis.concurrency", "axis.tok_s")
@@ -42,7 +44,7 @@ class BatchChart(LiveChart):
         self.crossover.setVisible(True)
 
     def _label_crossover(self, c: float) -> None:
-        self.crossover.label.setFormat(f"{tr('series.crossover')} c={c:g}")
+        self.crossover.label.setFormat(tr("series.crossover_at", c=f"{c:g}"))
 
     def retranslate(self) -> None:
         """The crossover marker's label too."""
@@ -61,7 +63,7 @@ class BatchChart(LiveChart):
                 self.set_points(key, [c for c, _ in kept], [v for _, v in kept])
         if (crossover := num(evidence.crossover_concurrency)) is not None:
             self._mark(crossover)
-            self.set_suffix(f"c* = {crossover:g}")
+            self.set_suffix(lambda: tr("batch.slower_from", c=f"{crossover:g}"))
 
     def reset(self) -> None:
         self.crossover.setVisible(False)

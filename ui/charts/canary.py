@@ -16,6 +16,7 @@ class CanaryChart(LiveChart):
     """Both curves normalised to repeat 1 so one axis serves tok/s and acceptance."""
 
     steps = ("acceptance",)
+    empty_key = "chart.empty.no_canary"
 
     def __init__(self) -> None:
         super().__init__("chart.canary", "axis.repeat", "axis.relative")

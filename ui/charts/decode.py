@@ -13,6 +13,7 @@ class DecodeChart(LiveChart):
     """Spec-off decode speed; the dashed line is bytes-per-token ÷ peak bandwidth."""
 
     steps = ("baseline",)
+    help_key = "help.decode"
 
     def __init__(self) -> None:
         # Legend top-right, just under the roofline: the measured points sit lower on this from-zero axis.
@@ -20,6 +21,9 @@ class DecodeChart(LiveChart):
         self.add_series("decode", "series.decode", theme.BLUE, symbol="o")
         self.add_series("roofline", "series.roofline", theme.GREY, dashed=True, width=1.5)
         self.roofline: float | None = None
+
+    def has_data(self) -> bool:
+        return len(self.rings["decode"]) > 0  # the roofline alone is a limit, not a measurement
 
     def on_sample(self, series: str, x: float, y: float) -> None:
         if series == "decode_tok_s":

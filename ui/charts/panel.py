@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QShowEvent
@@ -19,6 +20,7 @@ from ui.charts.base import LiveChart
 from ui.charts.batch import BatchChart
 from ui.charts.canary import CanaryChart
 from ui.charts.decode import DecodeChart
+from ui.charts.empty import Plan, StepEnd, why_empty
 from ui.charts.telemetry import TelemetryChart
 from ui.charts.tuner import SurfaceChart, TunerChart
 from ui.charts.verify import VerifyChart
@@ -74,6 +76,9 @@ class ChartPanel(QScrollArea):
         self.stagger = QTimer(self)
         self.stagger.setInterval(STAGGER_MS)
         self.stagger.timeout.connect(self._stagger_one)
+        # How each step ended and what the check planned: an empty chart says why it is empty (ui/charts/empty.py)
+        self._ends: dict[str, StepEnd] = {}
+        self._plan = Plan()
 
     def chart_for(self, step: str) -> list[LiveChart]:
         """The charts that show `step`."""
@@ -86,6 +91,7 @@ class ChartPanel(QScrollArea):
                 for chart in self.chart_for(event.step):
                     chart.on_sample(event.series, event.x, event.y)
             elif isinstance(event, StepDone):
+                self._ends[event.step] = StepEnd(event.status, event.reason or "")
                 self._done.extend((chart, event.step, event.evidence) for chart in self.chart_for(event.step))
                 self.stagger.start()
         except Exception:  # a chart bug must not stop the run view (or the measurement) from going on
@@ -97,18 +103,39 @@ class ChartPanel(QScrollArea):
             chart.on_done(step, evidence)
 
     def replay(self, evidence: Evidence) -> None:
-        """Fill every chart from a saved run."""
+        """Fill every chart from a saved run; a chart left empty says why."""
         self.reset()
+        config = evidence.config
+        self._plan = Plan(frozenset(config.steps) if config.steps else None, ended=True)
         for step, record in evidence.steps.items():
+            self._ends[step] = StepEnd(record.status, record.reason or "")
             if record.evidence is not None:
                 self.show_evidence(step, record.evidence)
         self.redraw()
         self.fit()
+        for chart in self.charts:
+            self.explain(chart)
+        self.telemetry.show_saved(evidence)
 
-    def start(self, policy: Policy, ab_looks: list[int]) -> None:
-        """A check begins: clear, place the policy's lines, start telemetry and the redraw timer."""
+    def explain(self, chart: LiveChart) -> None:
+        """Show the chart's plot, or the one line that says why it has nothing to draw (yet)."""
+        if chart is self.telemetry:
+            return  # the sampler says why itself (no GPU; a saved run keeps no curve)
+        if chart.has_data():
+            chart.set_reason(None)
+            return
+        step = chart.steps[0]
+        chart.set_reason(why_empty(step, self._ends.get(step), self._plan, chart.empty_key))
+
+    def start(self, policy: Policy, ab_looks: list[int], steps: Iterable[str] = ()) -> None:
+        """A check begins: clear, place the policy's lines, start telemetry and the redraw timer. The charts of
+        steps the check leaves out say so at once."""
         self._settle.clear()
         self.reset()
+        planned = frozenset(steps)
+        self._plan = Plan(planned or None)
+        for chart in self.charts:
+            self.explain(chart)
         self.ab.set_looks(ab_looks)
         self.ab.set_margin(1.0 + policy.ab.margin)
         self.canary.set_threshold(policy.canary.max_repeat_inflation)
@@ -121,6 +148,7 @@ class ChartPanel(QScrollArea):
         self.telemetry.refresh()
         self.telemetry.stop()
         self.timer.stop()
+        self._plan = Plan(self._plan.steps, ended=True)
         self._settle = list(self.charts)
         self.stagger.start()
 
@@ -148,12 +176,14 @@ class ChartPanel(QScrollArea):
             chart, step, evidence = self._done.pop(0)
             try:
                 chart.on_done(step, evidence)
+                self.explain(chart)
             except Exception:  # as in `handle`: a chart bug must not stop the run view
                 log.exception("chart failed on the end of %s", step)
         elif self._settle:
             chart = self._settle.pop(0)
             chart.refresh()
             chart.fit_x()
+            self.explain(chart)
         elif self._reveal:
             self._reveal.pop(0).setUpdatesEnabled(True)
         if not self.settling:
@@ -176,6 +206,8 @@ class ChartPanel(QScrollArea):
     def reset(self) -> None:
         """Clear every chart (and forget step ends not yet drawn)."""
         self._done.clear()
+        self._ends.clear()
+        self._plan = Plan()
         for chart in self.charts:
             chart.reset()
 
