@@ -148,7 +148,7 @@ class CheckConfig:
         """`attach` when the user points at running servers, else we launch them."""
         return "attach" if self.engine_url else "managed"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready form written into evidence.json."""
         d = asdict(self)
         d.pop("api_key", None)

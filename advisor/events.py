@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from advisor.evidence.status import SessionStatus, StepStatus
+from advisor.evidence.status import StepStatus
 from advisor.evidence.warnings import WarningCode
 from advisor.text.message import Message
 
@@ -103,19 +103,5 @@ class StepDone:
     warnings: tuple[QualityWarning, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class SessionDone:
-    """The whole check ended; `run_dir` holds evidence.json (and verdict.json when decided).
-
-    `verdict` is the verdict JSON (design.md §6 keys, advisor/decide/verdict.py `verdict_to_json`)."""
-
-    status: SessionStatus
-    run_dir: str
-    verdict: Mapping[str, Any] | None = None
-    message: str = ""
-    history_error: str = ""   # what could not be saved in the history database ("" when all of it was)
-    user_error: bool = False  # failed because of the user's input (exit 2), not a failed measurement (exit 1)
-
-
-Event = (RunPlanned | ServerRestarted | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone
-         | SessionDone)
+# what a step emits; the session's last event, SessionDone, carries the verdict (advisor/run/done.py)
+Event = RunPlanned | ServerRestarted | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone

@@ -203,7 +203,7 @@ def bench_check(steps: tuple[str, ...], shot: Path | None, shot_after_pairs: int
     window.close()
     late.sort()
     return {"check_status": done.status if done else "none", "check_s": time.monotonic() - t0,
-            "verdict": (done.verdict or {}).get("verdict") if done else None,
+            "verdict": done.verdict.verdict if done and done.verdict else None,
             "check_message": done.message if done else None, "heartbeats": len(late),
             "stall_max_ms": late[-1] if late else None,
             "stall_p99_ms": late[int(0.99 * (len(late) - 1))] if late else None,

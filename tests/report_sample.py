@@ -12,6 +12,8 @@ from typing import Any
 
 from advisor.ab.types import PairResult
 from advisor.config import QUICK
+from advisor.decide.verdict import Verdict
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.evidence.codec import encode
 from advisor.evidence.io import evidence_from_json
 from advisor.evidence.schema import ConfigRecord, Environment, Evidence, StepRecord
@@ -131,12 +133,17 @@ def sample_facts() -> dict[str, Any]:
             "ab.ci_high": 1.25, "ab.n_prompts": 24, "workload.concurrency": 1}
 
 
+def sample_decision(word: str = "ENABLE") -> Verdict:
+    """`sample_verdict` read back as the typed verdict, as a run folder's is."""
+    return verdict_from_json(sample_verdict(word))
+
+
 def sample_verdict(word: str = "ENABLE") -> dict[str, Any]:
     return {
         "verdict": word, "predicted_speedup": 1.21, "prediction_is_prior": False,
         "because": ["A/B speedup 1.18× with 95% CI 1.11–1.25×, wholly above 1.02×",
                     "acceptance 58% across 8 categories"],
-        "flags": [{"engine": "llama.cpp", "label": "n-gram speculation",
+        "flags": [{"engine": "llama.cpp",
                    "command": "llama-server --spec-type ngram-mod --draft-max 8"}],
         "trace": [{"rule": "ab-result", "branch": "clear-win", "fact": "ab.ci_low", "op": ">",
                    "expected": 1.02, "actual": 1.11, "passed": True},

@@ -66,19 +66,19 @@ def _run_with_bands():  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_every_reader_shows_the_bands_and_the_shape(lang: str) -> None:
     from advisor.cli.summary import print_summary
-    from advisor.decide.verdict import decide, verdict_to_json
-    from advisor.events import SessionDone
+    from advisor.decide.verdict import decide
     from advisor.facts.from_evidence import facts_from_evidence
     from advisor.report.model import build_report
     from advisor.report.render_html import render_html
     from advisor.report.render_markdown import render_markdown
+    from advisor.run.done import SessionDone
 
     run = _run_with_bands()
     facts = facts_from_evidence(run)
     assert (facts["ab.output_tokens_low"], facts["ab.output_tokens_high"]) == (61, 1500)
-    verdict = verdict_to_json(decide(facts))
+    verdict = decide(facts)
     report = build_report(run, facts, verdict)
-    groups = {r.get("group", "task") for r in report["by_task"]["rows"]}
+    groups = {r.group or "task" for r in report.by_task.rows}
     assert {"output", "depth"} <= groups
     band = "回复 1024+ 个 token" if lang == "zh" else "reply of 1024+ tokens"
     shape = "61–1500"

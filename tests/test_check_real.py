@@ -67,7 +67,7 @@ def test_aa_run_is_not_enable(demo_model: Path, llama_binary: Any, tmp_path: Pat
     print(f"\nA/A: speedup {ab['speedup']:.3f} [{ab['ci_low']:.3f}, {ab['ci_high']:.3f}] over {ab['n_prompts']} pairs,"
           f" decision {ab['decision']}")
     assert ab["decision"] != "ENABLE"
-    assert done.verdict is not None and done.verdict["verdict"] != "ENABLE"
+    assert done.verdict is not None and done.verdict.verdict != "ENABLE"
 
 
 def test_engine_killed_mid_ab_counts_against_its_arm(demo_model: Path, llama_binary: Any, tmp_path: Path) -> None:
@@ -90,4 +90,4 @@ def test_engine_killed_mid_ab_counts_against_its_arm(demo_model: Path, llama_bin
     messages = [str(decode(Message, w["message"])) for w in evidence["steps"]["ab"]["warnings"]]
     assert any("on arm failed" in m for m in messages), messages
     assert ab["decision"] == "INCONCLUSIVE"
-    assert done.verdict is not None and done.verdict["verdict"] == "INCONCLUSIVE"
+    assert done.verdict is not None and done.verdict.verdict == "INCONCLUSIVE"

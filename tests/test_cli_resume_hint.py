@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from advisor.cli.check import _run_session
-from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
+from advisor.run.done import SessionDone
 from advisor.text import text
 
 

@@ -12,7 +12,7 @@ from advisor.cli.main import main
 from advisor.decide.blocking import blocking
 from advisor.decide.evaluate import walk
 from advisor.decide.rules import load_rules, unremedied, untranslated
-from advisor.decide.verdict import decide, enrich
+from advisor.decide.verdict import Verdict, decide, enrich
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, Guard
@@ -156,11 +156,10 @@ def test_a_remedy_without_text_is_a_rule_error(tmp_path: Path) -> None:
         load_rules(tmp_path, overrides=False)
 
 
-def _verdict_of(run: Evidence) -> dict[str, object]:
-    from advisor.decide.verdict import verdict_to_json
+def _verdict_of(run: Evidence) -> Verdict:
     from advisor.facts.from_evidence import facts_from_evidence
 
-    return verdict_to_json(decide(facts_from_evidence(run)))
+    return decide(facts_from_evidence(run))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -169,9 +168,9 @@ def test_cli_decide_prints_every_reason_with_its_remedy(
     run = _failing_run(gpu=False)
     assert main(["decide", str(_saved(tmp_path, run)), "--lang", lang]) == 0
     out = capsys.readouterr().out
-    for item in _verdict_of(run)["blocking"]:  # type: ignore[attr-defined]
-        assert item[f"reason{'_zh' if lang == 'zh' else ''}"] in out
-        assert item[f"remedy{'_zh' if lang == 'zh' else ''}"] in out
+    for item in _verdict_of(run).blocking:
+        reason, remedy = item.text(lang)
+        assert reason in out and remedy in out
     assert ("暂无定论的原因（共 3 条）" if lang == "zh" else "What stands in the way (3)") in out
 
 
@@ -180,11 +179,11 @@ def test_check_summary_and_reports_show_them_all(lang: str) -> None:
     import io
 
     from advisor.cli.summary import print_summary
-    from advisor.events import SessionDone
     from advisor.facts.from_evidence import facts_from_evidence
     from advisor.report.model import build_report
     from advisor.report.render_html import e, render_html
     from advisor.report.render_markdown import md_text, render_markdown
+    from advisor.run.done import SessionDone
 
     run = _failing_run(gpu=False)
     verdict = _verdict_of(run)
@@ -193,13 +192,14 @@ def test_check_summary_and_reports_show_them_all(lang: str) -> None:
     report = build_report(run, facts_from_evidence(run), verdict)
     html, markdown = render_html(report, lang), render_markdown(report, lang)
     suffix = "_zh" if lang == "zh" else ""
-    for item in verdict["blocking"]:  # type: ignore[attr-defined]
-        remedy = item["remedy" + suffix]
+    for item in verdict.blocking:
+        remedy = getattr(item, "remedy" + suffix)
         assert remedy in out.getvalue() and md_text(remedy) in markdown
         assert e(remedy) in html  # escaped like every text of the report
     assert out.getvalue().count("→") >= 3
     # nothing confirmed, so the measured settings are offered to try, labelled so (issue 27 item 3)
-    tried = verdict["try_flags"]["command"]  # type: ignore[index]
+    assert verdict.try_flags is not None
+    tried = verdict.try_flags.command
     label = "已测量、未确认——可以试试" if lang == "zh" else "Measured, not confirmed — try"
     assert "--spec-type ngram-mod" in tried and tried in out.getvalue() and label in out.getvalue()
     assert label in markdown and label in html and e(tried) in html

@@ -38,9 +38,9 @@ def test_a_lossy_on_arm_is_withheld_by_its_own_reason(server_off: Any, server_ng
     assert lossy and ab["divergence_counts"]["lossy"] == len(lossy)
     assert all(c["gap_nats"] > 0.5 for c in lossy)
     assert any(REPLACEMENT.strip() in c["on_token"] for c in lossy)
-    assert done.verdict is not None and done.verdict["verdict"] == "INCONCLUSIVE"
-    assert done.verdict["decided_by"] == "measurement-validity/lossy-speculation", done.verdict
-    assert "sure of" in " ".join(done.verdict["because"])
+    assert done.verdict is not None and done.verdict.verdict == "INCONCLUSIVE"
+    assert f"{done.verdict.rule_id}/{done.verdict.branch_id}" == "measurement-validity/lossy-speculation", done.verdict
+    assert "sure of" in " ".join(done.verdict.because)
 
 
 def test_the_demo_divergences_are_numerics(server_off: Any, server_ngram: Any, tmp_path: Path) -> None:
@@ -50,5 +50,5 @@ def test_the_demo_divergences_are_numerics(server_off: Any, server_ngram: Any, t
     assert ab["probs_available"] in (True, None)  # None: nothing diverged, nothing to ask
     assert counts.get("lossy", 0) == 0
     assert done.verdict is not None
-    assert done.verdict["decided_by"] not in ("measurement-validity/lossy-speculation",
-                                              "measurement-validity/outputs-differ")
+    assert f"{done.verdict.rule_id}/{done.verdict.branch_id}" not in ("measurement-validity/lossy-speculation",
+                                                                      "measurement-validity/outputs-differ")

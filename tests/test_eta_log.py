@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.events import Progress, RunPlanned, SessionDone, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, StepDone, StepStarted
+from advisor.run.done import SessionDone
 from advisor.run.eta_log import EtaLog
 from bench.eta_accuracy import accuracy, read_log
 

@@ -11,12 +11,12 @@ import pytest
 
 from advisor.cli.main import main
 from advisor.cli.summary import print_summary
-from advisor.events import SessionDone
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.paths import CONFIG_DIR_ENV
 from advisor.report.model import build_report
 from advisor.report.render_markdown import md_text, render_markdown
 from advisor.report.strings import speedup_line
+from advisor.run.done import SessionDone
 from tests.test_decide_blocking import _failing_run, _saved, _verdict_of
 
 FACTS = Path(__file__).parent / "fixtures" / "facts"
@@ -33,16 +33,16 @@ def test_measured_run_has_one_headline_everywhere(
     run = _failing_run(gpu=False)  # A/B 1.53× [1.47, 1.59] over 60 pairs; the perf model predicts otherwise
     verdict = _verdict_of(run)
     report = build_report(run, facts_from_evidence(run), verdict)
-    line = speedup_line(report["headline"], lang)
-    assert report["headline"]["source"] == "measured" and "1.53×" in line
-    assert verdict["predicted_speedup"] is not None and f"{verdict['predicted_speedup']:.2f}" != "1.53"
+    line = speedup_line(report.headline, lang)
+    assert report.headline.source == "measured" and "1.53×" in line
+    assert verdict.predicted_speedup is not None and f"{verdict.predicted_speedup:.2f}" != "1.53"
     assert main(["decide", str(_saved(tmp_path, run)), "--lang", lang]) == 0
     decided = capsys.readouterr().out
     summary = io.StringIO()
     print_summary(run, SessionDone("complete", str(tmp_path), verdict), summary, lang)
     for out in (decided, summary.getvalue()):
         assert line in out
-        assert f"{verdict['predicted_speedup']:.2f}×" not in out  # no second, disagreeing headline
+        assert f"{verdict.predicted_speedup:.2f}×" not in out  # no second, disagreeing headline
     assert md_text(line) in render_markdown(report, lang)
 
 

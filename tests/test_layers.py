@@ -20,10 +20,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first
     ("foundations", ("__init__", "atomic", "config", "errors", "lang", "methods", "paths", "redact", "stats",
                      "termsafe", "userfile")),
     ("shared", ("core", "text", "workloads", "owned")),
-    ("records", ("ab", "evidence", "events", "jsonout", "history")),
+    ("records", ("ab", "evidence", "events", "jsonout")),
     ("models", ("perf", "recommend", "deploy", "tune")),
     ("measuring", ("arms", "steps", "demo")),
     ("judging", ("facts", "decide")),
+    ("remembering", ("history",)),  # past runs with their typed verdicts (advisor/decide/verdict_json.py)
     ("orchestrating", ("run", "cluster")),
     ("presenting", ("report",)),
     ("interface", ("cli", "__main__")),

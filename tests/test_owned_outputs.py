@@ -70,7 +70,7 @@ def test_a_folder_gets_the_report_inside(run_dir: Path, tmp_path: Path) -> None:
     assert main(["report", str(run_dir), "-o", f"{tmp_path / 'newdir'}/"]) == 0
     assert (tmp_path / "newdir").is_dir() and (tmp_path / "newdir" / "report.html").read_text().startswith("<!")
     assert main(["report", str(run_dir), "-o", str(tmp_path / "newdir"), "--format", "json"]) == 0
-    assert load_report(tmp_path / "newdir" / "report.json")["verdict"]["verdict"]
+    assert load_report(tmp_path / "newdir" / "report.json").verdict.verdict
     # a report in the run folder itself is the window's default place: written, and written again
     assert main(["report", str(run_dir), "-o", str(run_dir)]) == 0
     assert main(["report", str(run_dir), "-o", str(run_dir / "report.html")]) == 0

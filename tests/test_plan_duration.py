@@ -79,7 +79,8 @@ def test_the_cli_says_the_plan_first(capsys: pytest.CaptureFixture[str]) -> None
 
 def test_the_plan_is_the_first_line_of_a_check_that_starts_and_absent_from_one_refused() -> None:
     from advisor.cli.progress import ProgressPrinter
-    from advisor.events import RunPlanned, SessionDone, StepStarted
+    from advisor.events import RunPlanned, StepStarted
+    from advisor.run.done import SessionDone
 
     out = io.StringIO()
     printer = ProgressPrinter(out, lang="en")

@@ -12,6 +12,7 @@ import pytest
 from report_sample import run_from, sample_evidence, sample_facts, sample_verdict
 
 from advisor.cli.main import main
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.history.store import RunStore
 from advisor.redact import MASK, RedactingFilter, install_log_redaction, is_secret_key, redact, redact_text
 from advisor.report.model import build_report
@@ -78,7 +79,7 @@ def test_canary_absent_from_history_files(tmp_path: Path) -> None:
 def test_canary_absent_from_reports(lang: str) -> None:
     _, evidence, facts, verdict = _poisoned()
     for include_prompts in (False, True):
-        report = build_report(run_from(evidence), facts, verdict, include_prompts=include_prompts)
+        report = build_report(run_from(evidence), facts, verdict_from_json(verdict), include_prompts=include_prompts)
         _assert_clean(render_json(report), "json")
         _assert_clean(render_markdown(report, lang), "markdown")
         _assert_clean(render_html(report, lang), "html")

@@ -27,7 +27,7 @@ def test_report_prefers_saved_verdict(run_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     assert main(["report", str(run_dir), "-o", str(out)]) == 0  # format from the suffix
     report = load_report(out)
-    assert report["verdict"]["verdict"] == "SKIP" and report["run_id"] == "20261129T120000Z-abcdef12"
+    assert report.verdict.verdict == "SKIP" and report.run_id == "20261129T120000Z-abcdef12"
     assert (out.stat().st_mode & 0o777) == 0o600
     html = tmp_path / "r.html"
     assert main(["report", str(out), "--format", "html", "--lang", "zh", "-o", str(html)]) == 0  # re-render

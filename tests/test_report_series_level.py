@@ -17,8 +17,8 @@ def _evidence(level: float | None) -> ABEvidence:
 
 def _last_band(level: float | None) -> tuple[float, float]:
     chart = ab_chart(_evidence(level))
-    assert chart is not None and chart["band"] is not None
-    return chart["band"]["low"][-1][1], chart["band"]["high"][-1][1]
+    assert chart is not None and chart.band is not None
+    return chart.band.low[-1][1], chart.band.high[-1][1]
 
 
 def test_band_follows_the_recorded_level() -> None:

@@ -14,20 +14,21 @@ import subprocess
 from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pytest
 from report_sample import sample_run
 
 from advisor.ab.types import PairResult
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.evidence.codec import EvidenceError, encode
 from advisor.evidence.io import evidence_from_json
 from advisor.evidence.schema import Evidence, StepRecord
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, CategoryAcceptance, Guard
 from advisor.evidence.warnings import StepWarning, WarningCode
-from advisor.report.model import build_report
+from advisor.report.model import build_report, report_json
 from advisor.report.render_html import CSP, render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import Report
 from advisor.text.message import Message
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -63,14 +64,16 @@ def _hostile_evidence() -> Evidence:
                    steps=steps, prompts={p: p for p in PAYLOADS})
 
 
-def _hostile_report() -> dict[str, Any]:
+def _hostile_report() -> Report:
     facts = {**{f"gpu.{p}": p for p in PAYLOADS}, "ab.speedup": 1.1}
     verdict = {"verdict": "SKIP", "because": list(PAYLOADS), "warnings": list(PAYLOADS),
                "alternatives": list(PAYLOADS), "missing_facts": list(PAYLOADS),
-               "flags": [{"engine": p, "label": p, "command": p} for p in PAYLOADS],
+               # one recommendation (a verdict has one), every payload in each of its texts
+               "flags": {"engine": " ".join(PAYLOADS), "argv": list(PAYLOADS), "steps": list(PAYLOADS),
+                         "notes": list(PAYLOADS)},
                "trace": [{"rule": p, "branch": p, "fact": p, "op": p, "expected": p, "actual": p, "passed": None,
                           "outcome": "reason", "leads_to": p} for p in PAYLOADS]}
-    return build_report(_hostile_evidence(), facts, verdict, include_prompts=True)
+    return build_report(_hostile_evidence(), facts, verdict_from_json(verdict), include_prompts=True)
 
 
 def test_hostile_step_ids_and_statuses_are_refused_at_load() -> None:
@@ -104,18 +107,18 @@ class _Collector(HTMLParser):
 
 
 @pytest.fixture(scope="module")
-def hostile() -> tuple[dict[str, Any], str]:
+def hostile() -> tuple[Report, str]:
     report = _hostile_report()
     return report, render_html(report)
 
 
-def test_payloads_are_in_the_report(hostile: tuple[dict[str, Any], str]) -> None:
+def test_payloads_are_in_the_report(hostile: tuple[Report, str]) -> None:
     report, _ = hostile
-    text = json.dumps(report, ensure_ascii=False)
+    text = json.dumps(report_json(report), ensure_ascii=False)
     assert all(json.dumps(p, ensure_ascii=False)[1:-1] in text for p in PAYLOADS)  # kept, as data
 
 
-def test_html_parse_level(hostile: tuple[dict[str, Any], str]) -> None:
+def test_html_parse_level(hostile: tuple[Report, str]) -> None:
     report, html = hostile
     parser = _Collector()
     parser.feed(html)
@@ -131,10 +134,10 @@ def test_html_parse_level(hostile: tuple[dict[str, Any], str]) -> None:
     assert csp == [{"http-equiv": "Content-Security-Policy", "content": CSP}] and "script-src" not in CSP
     raw = "".join(parser.script_text)
     assert not re.search(r"[<>&\u2028\u2029]", raw)  # nothing that can close or confuse the block
-    assert json.loads(raw) == report
+    assert json.loads(raw) == report_json(report)
 
 
-def test_markdown_has_no_raw_html(hostile: tuple[dict[str, Any], str]) -> None:
+def test_markdown_has_no_raw_html(hostile: tuple[Report, str]) -> None:
     report, _ = hostile
     md = render_markdown(report)
     # Code spans and fenced blocks are shown literally by every Markdown renderer; check the rest.
@@ -156,7 +159,7 @@ def _dump_dom(path: Path, profile: Path) -> str:
 @pytest.mark.slow
 @pytest.mark.skipif(not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None,
                     reason="needs /usr/bin/chromium (apt-get install chromium; scripts/setup installs it)")
-def test_chromium_runs_no_payload(hostile: tuple[dict[str, Any], str], tmp_path: Path) -> None:
+def test_chromium_runs_no_payload(hostile: tuple[Report, str], tmp_path: Path) -> None:
     _, html = hostile
     control = tmp_path / "control.html"  # proves this browser runs inline scripts and we can see it
     control.write_text("<!doctype html><title>before</title><script>document.title='RAN'</script>", "utf-8")

@@ -61,8 +61,8 @@ CHILD = textwrap.dedent('''
     with RunStore(db) as store:
         cfg = CheckConfig(quick=False, steps=("ab",), out_dir=out)
         done = ScriptedSession(cfg, store=store, resume_run_id=resume).run()
-    facts = done.verdict["facts"]
-    print(json.dumps({"verdict": done.verdict["verdict"], "ab_decision": facts.get("ab.decision"),
+    facts = done.facts
+    print(json.dumps({"verdict": done.verdict.verdict, "ab_decision": facts.get("ab.decision"),
                       "ab": facts.get("ab.speedup"), "n": facts.get("ab.n_prompts")}))
 ''')
 

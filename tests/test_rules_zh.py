@@ -16,10 +16,12 @@ from advisor.cli.decide import EXIT_CODES
 from advisor.cli.main import main
 from advisor.decide.rules import RuleError, load_rules, parse_rule_file, untranslated
 from advisor.decide.text import placeholders
-from advisor.decide.verdict import decide, verdict_to_json
+from advisor.decide.verdict import decide
 from advisor.events import Progress
 from advisor.lang import from_locale_names, system_language
 from advisor.report.strings import progress_text, verdict_lines
+from advisor.report.tree import VerdictLines
+from advisor.report.verdict_view import report_verdict
 from advisor.text import strings_cli, strings_cluster, strings_progress
 from advisor.text.message import Message, msg
 from tests.test_rules_cases import ALL_CASES, _flatten
@@ -71,10 +73,11 @@ def test_an_override_without_chinese_reads_in_english(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("rule_id", "case"), ALL_CASES, ids=[f"{r}:{c['name']}" for r, c in ALL_CASES])
 def test_every_verdict_reads_in_chinese(rule_id: str, case: dict[str, object]) -> None:
     facts = _flatten(case.get("facts", {}))  # type: ignore[arg-type]
-    v = verdict_to_json(decide(facts, rules=RULES))
-    for key in ("because", "warnings", "caveats", "alternatives"):
-        english, zh = v[key], v[f"{key}_zh"]
-        assert isinstance(english, list) and isinstance(zh, list) and len(zh) == len(english)
+    v = report_verdict(decide(facts, rules=RULES))
+    keys: tuple[VerdictLines, ...] = ("because", "warnings", "caveats", "alternatives")
+    for key in keys:
+        english, zh = list(getattr(v, key)), list(getattr(v, f"{key}_zh"))
+        assert len(zh) == len(english)
         assert all(CJK.search(line) for line in zh), zh
         assert verdict_lines(v, key, "zh") == zh and verdict_lines(v, key, "en") == english
 
@@ -217,20 +220,20 @@ def test_check_summary_shows_the_results_table(lang: str) -> None:
     import io
 
     from advisor.cli.summary import print_summary
-    from advisor.events import SessionDone
     from advisor.evidence.io import load_evidence
     from advisor.facts.from_evidence import facts_from_evidence
+    from advisor.run.done import SessionDone
 
     run = Path(__file__).resolve().parent / "fixtures" / "runs" / "demo-quick"
     evidence = load_evidence(run)
-    verdict = verdict_to_json(decide(facts_from_evidence(evidence)))
+    verdict = decide(facts_from_evidence(evidence))
     out = io.StringIO()
     print_summary(evidence, SessionDone("aborted", str(run), verdict), out, lang)
     text = out.getvalue()
     head = {"en": "Decode tok/s (mean ± sd)", "zh": "解码 tok/s（均值 ± 标准差）"}[lang]
     assert head in text and re.search(r"\d+\.\d ± \d+\.\d", text)
     assert ("结论：INCONCLUSIVE（暂无定论）" in text) == (lang == "zh")
-    for line in verdict_lines(verdict, "because", lang):
+    for line in verdict_lines(report_verdict(verdict), "because", lang):
         assert line in text
 
 

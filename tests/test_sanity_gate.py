@@ -73,6 +73,6 @@ def test_a_far_slower_on_arm_stops_the_check_after_preflight(demo_model: Path, l
     sanity = evidence["steps"]["preflight"]["evidence"]["sanity"]
     assert sanity["tripped"] and sanity["slowdown"] >= 1.5 and "draft-on-cpu" in sanity["likely_causes"]
     assert len(sanity["off_ms_per_token"]) == 2 and len(sanity["on_ms_per_token"]) == 2
-    assert done.verdict is not None and done.verdict["verdict"] == "SKIP"
-    assert done.verdict["decided_by"].endswith("sanity-gate")
+    assert done.verdict is not None and done.verdict.verdict == "SKIP"
+    assert f"{done.verdict.rule_id}/{done.verdict.branch_id}".endswith("sanity-gate")
     assert len(evidence["servers"]) == 2  # ON at the start, OFF swapped in: one copy at a time, no more

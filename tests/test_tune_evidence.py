@@ -12,7 +12,6 @@ import pytest
 
 from advisor.cli.summary import print_summary
 from advisor.decide.reconcile import reconcile
-from advisor.events import SessionDone
 from advisor.evidence.codec import encode
 from advisor.evidence.io import evidence_from_json
 from advisor.evidence.schema import Evidence, StepRecord
@@ -21,9 +20,10 @@ from advisor.facts.from_evidence import facts_from_evidence
 from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_markdown import render_markdown
+from advisor.run.done import SessionDone
 from advisor.text import text
 from advisor.tune.summary import tuner_summary
-from tests.report_sample import sample_run, sample_verdict
+from tests.report_sample import sample_decision, sample_run
 
 ARGV = ("--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "4", "--spec-ngram-mod-n-min", "4")
 
@@ -95,10 +95,10 @@ def test_the_tuner_key_survives_evidence_json() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_both_reports_show_the_choice_the_curve_and_the_surface(lang: str) -> None:
     ev = _tuned()
-    report = build_report(ev, facts_from_evidence(ev), sample_verdict())
-    section = report["tuner"]
-    assert section["k"] == 4 and section["measured_speedup"] == pytest.approx(1.18)
-    assert {c["id"] for c in section["charts"]} == {"tuner_curve", "surface"}
+    report = build_report(ev, facts_from_evidence(ev), sample_decision())
+    section = report.tuner
+    assert section is not None and section.k == 4 and section.measured_speedup == pytest.approx(1.18)
+    assert {c.id for c in section.charts} == {"tuner_curve", "surface"}
     md, html = render_markdown(report, lang), render_html(report, lang)
     heading = "Best settings" if lang == "en" else "最佳设置"
     assert heading in md and heading in html
@@ -108,14 +108,14 @@ def test_both_reports_show_the_choice_the_curve_and_the_surface(lang: str) -> No
 
 def test_a_hostile_method_name_is_escaped_in_html() -> None:
     ev = _tuned(method="<script>alert(1)</script>")
-    html = render_html(build_report(ev, facts_from_evidence(ev), sample_verdict()), "en")
+    html = render_html(build_report(ev, facts_from_evidence(ev), sample_decision()), "en")
     assert "<script>alert(1)</script>" not in html
 
 
 def test_the_cli_summary_prints_the_choice() -> None:
     out = io.StringIO()
     ev = _tuned()
-    print_summary(ev, SessionDone(status="complete", run_dir="", verdict=sample_verdict()), out)
+    print_summary(ev, SessionDone(status="complete", run_dir="", verdict=sample_decision()), out)
     text = out.getvalue()
     assert "tuner: Chosen: ngram-mod, draft length 4." in text and "measured 1.18×" in text
 
@@ -128,7 +128,7 @@ def test_the_report_says_whether_the_cost_fit_could_tell_an_overhead(lang: str) 
     texts = []
     for probe in (unshown, shown):
         ev = _with_probe(_tuned(), probe)
-        texts.append(render_markdown(build_report(ev, facts_from_evidence(ev), sample_verdict()), lang))
+        texts.append(render_markdown(build_report(ev, facts_from_evidence(ev), sample_decision()), lang))
     assert text(lang, "tuner.overhead_unshown", fitted=2.47, se=1.53) in texts[0]
     assert text(lang, "tuner.speed_factor", speed=0.87) in texts[0]
     assert text(lang, "tuner.overhead_used", overhead=0.7, se=0.1) in texts[1]

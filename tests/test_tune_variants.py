@@ -11,19 +11,20 @@ import pytest
 
 from advisor.cli.summary import print_summary
 from advisor.config import FULL, QUICK
-from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence, StepRecord
 from advisor.evidence.tuner import KSpeedup, MethodProbe, TuneEvidence, TunerChoice
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.recommend.build import recommend
 from advisor.report.model import build_report
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import TunerSection
 from advisor.report.tuner_text import tuner_sentences
+from advisor.run.done import SessionDone
 from advisor.tune.choose import KPrediction, MethodPrediction, best_method
 from advisor.tune.summary import tuner_summary
 from advisor.tune.variants import Variant, knob_defaults, variants
 from probes.engines.llamacpp.binary import FlagDialect
-from tests.report_sample import sample_run, sample_verdict
+from tests.report_sample import sample_decision, sample_run
 
 FLAGS = ("--spec-type", "--spec-ngram-mod-n-max", "--spec-ngram-mod-n-min", "--spec-ngram-mod-n-match",
          "--spec-draft-n-max", "--spec-draft-p-min", "-md")
@@ -107,15 +108,15 @@ def test_the_chosen_variant_is_told_apart_from_the_default_knobs() -> None:
 @pytest.mark.parametrize(("lang", "words"), [("en", "engine's default is 24"), ("zh", "引擎默认 24")])
 def test_the_report_and_the_cli_name_the_knob(lang: str, words: str) -> None:
     ev = _with_variant_chosen()
-    md = render_markdown(build_report(ev, facts_from_evidence(ev), sample_verdict()), lang)
+    md = render_markdown(build_report(ev, facts_from_evidence(ev), sample_decision()), lang)
     assert "--spec-ngram-mod-n-match 12" in md and words in md and "ngram-mod n-match=12" in md
     out = io.StringIO()
-    print_summary(ev, SessionDone(status="complete", run_dir="", verdict=sample_verdict()), out, lang=lang)
+    print_summary(ev, SessionDone(status="complete", run_dir="", verdict=sample_decision()), out, lang=lang)
     assert "--spec-ngram-mod-n-match 12" in out.getvalue()
 
 
 @pytest.mark.parametrize(("lang", "words"), [("en", "less than 75% sure"), ("zh", "把握低于 75%")])
 def test_a_chosen_p_min_is_named_with_the_engines_default(lang: str, words: str) -> None:
-    section = {"method": "draft-simple", "k": 4, "applied": True, "p_min": 0.75, "default_p_min": 0.0}
+    section = TunerSection(method="draft-simple", k=4, applied=True, p_min=0.75, default_p_min=0.0)
     lines = tuner_sentences(section, lang)
     assert any(words in line and "--spec-draft-p-min 0.75" in line and " 0" in line for line in lines)

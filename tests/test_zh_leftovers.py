@@ -11,28 +11,24 @@ import io
 import json
 import re
 import shutil
-from dataclasses import replace
 from pathlib import Path
 from typing import get_args
 
 import pytest
 
-from advisor.ab.decision import decide_ab
 from advisor.cli.main import main
 from advisor.cli.progress import ProgressPrinter
 from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS
-from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import OPS, load_rules
-from advisor.events import Progress, QualityWarning, SessionDone, StepDone, StepStarted
-from advisor.evidence.io import save_evidence
-from advisor.evidence.schema import Evidence
-from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, Guard, PreflightEvidence
-from advisor.evidence.warnings import StepWarning, WarningCode
+from advisor.events import Progress, QualityWarning, StepDone, StepStarted
+from advisor.evidence.warnings import WarningCode
 from advisor.history.folders import load_run
 from advisor.report.strings import TABLES
+from advisor.run.done import SessionDone
 from advisor.text.message import msg
 from probes.gpu.probe import GpuStatus
+from tests.said_as_now import said_as_now
 from tests.zh_words import english_words
 
 FIXTURE = Path(__file__).parent / "fixtures" / "runs" / "demo-quick"
@@ -45,45 +41,13 @@ NAMES = frozenset({*_RULES.files, *(b.id for f in _RULES.files.values() for b in
                    *(x for v in _VALUES if isinstance(v, list) for x in v if isinstance(x, str))})
 
 
-def _resaid(evidence: Evidence) -> Evidence:
-    """The saved run's findings as this version says them. The file predates messages as data: its English-only
-    sentences load as plain text and are shown as written in every language (tests/test_messages.py), so the
-    scan below would only meet an older release's words. The numbers are the saved run's own."""
-    steps = dict(evidence.steps)
-    pre = steps["preflight"].evidence
-    assert isinstance(pre, PreflightEvidence)
-    said = {"gpu": msg("detail.no_gpu", why="no-driver"), "power": msg("detail.power_unreported"),
-            "spec-off": msg("detail.spec_off"), "spec-on": msg("detail.spec_on_method", method="ngram-mod")}
-    guards = {name: replace(g, detail=said[name]) for name, g in pre.guards.items()}
-    steps["preflight"] = replace(steps["preflight"], evidence=replace(pre, guards=guards))
-    base, acc, ab = (steps[s].evidence for s in ("baseline", "acceptance", "ab"))
-    assert isinstance(base, BaselineEvidence) and isinstance(acc, AcceptanceEvidence) and isinstance(ab, ABEvidence)
-    assert base.cv_pct is not None and acc.rate is not None and acc.canary is not None
-    steps["baseline"] = replace(steps["baseline"], warnings=(
-        StepWarning(WarningCode.NOISY, msg("warn.noisy_repeats", cv=base.cv_pct)),))
-    steps["acceptance"] = replace(steps["acceptance"], warnings=(
-        StepWarning(WarningCode.LOW_ACCEPTANCE, msg("warn.low_acceptance", rate=acc.rate)),
-        StepWarning(WarningCode.TRAP_INFLATION, msg("warn.trap_inflation", x=acc.canary.repeat_inflation or 0.0))))
-    decision = decide_ab(list(ab.pairs), _RULES.policy.ab)  # the guards as this version words them
-    failed = [StepWarning(WarningCode.for_guard(name), detail)
-              for name, (ok, detail) in (*decision.guards.items(), *decision.notes.items()) if not ok]
-    steps["ab"] = replace(steps["ab"], warnings=(*failed, StepWarning(WarningCode.STOPPED, msg("stop.cancelled"))),
-                          evidence=replace(ab, guards={k: Guard(ok, d) for k, (ok, d) in decision.guards.items()},
-                                           notes={k: Guard(ok, d) for k, (ok, d) in decision.notes.items()}))
-    evidence = replace(evidence, steps=steps)
-    return replace(evidence, reconciliation=decide_evidence(evidence, _RULES)[1])
-
-
 @pytest.fixture
 def run(tmp_path: Path) -> Path:
     """The saved demo run, its findings said as this version says them, with a verdict decided by this version
     (the saved one predates the Chinese texts)."""
     folder = tmp_path / "run"
     shutil.copytree(FIXTURE, folder)
-    evidence = _resaid(load_run(folder).evidence)
-    save_evidence(evidence, folder)
-    verdict, _ = decide_evidence(evidence, _RULES)
-    (folder / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    said_as_now(folder, _RULES)
     return folder
 
 

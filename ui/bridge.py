@@ -12,8 +12,8 @@ import logging
 from PySide6.QtCore import QObject, QThread, Signal
 
 from advisor.errors import UserError
-from advisor.events import Event, SessionDone
 from advisor.history.store import RunStore
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.session import Session
 
 log = logging.getLogger(__name__)
@@ -28,7 +28,7 @@ class SessionBridge(QObject):
     received = Signal(object)
     finished = Signal(object)
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: SessionEvent) -> None:
         self.received.emit(event)
         if isinstance(event, SessionDone):
             self.finished.emit(event)

@@ -3,8 +3,6 @@ delivered by `ui.workers.Jobs`; nothing here blocks the GUI thread."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtWidgets import QFrame, QLabel, QWidget
 
 from probes.base import Unavailable
@@ -19,7 +17,7 @@ from ui.widgets import card
 GB = 1e9
 
 
-def _ok(value: Any) -> bool:
+def _ok(value: object) -> bool:
     return value is not None and not isinstance(value, Unavailable)
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from advisor.config import CheckConfig
-from advisor.events import Event, SessionDone
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.session import Session
 from ui.bridge import SessionBridge, SessionThread
 from ui.strings import language
 
 
 class CheckController(QObject):
-    """`start(config)` → `started(Session)`, then `received(Event)`…, then `finished(SessionDone)`."""
+    """`start(config)` → `started(Session)`, then `received(SessionEvent)`…, then `finished(SessionDone)`."""
 
     started = Signal(object)
     received = Signal(object)
@@ -53,7 +53,7 @@ class CheckController(QObject):
         """Block until the worker thread has exited (shutdown and tests)."""
         return self.worker is None or bool(self.worker.wait(timeout_ms))
 
-    def _on_event(self, event: Event) -> None:
+    def _on_event(self, event: SessionEvent) -> None:
         self.received.emit(event)
 
     def _on_finished(self, done: SessionDone) -> None:

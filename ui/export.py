@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from advisor.atomic import write_atomic
+from advisor.decide.verdict import Verdict
 from advisor.evidence.schema import Evidence
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.owned import refuse_owned
@@ -15,25 +16,25 @@ from advisor.report.model import build_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import Report
 
 Format = Literal["html", "md", "json"]
 SUFFIX: dict[Format, str] = {"html": ".html", "md": ".md", "json": ".json"}
 
 
-def facts_for(evidence: Evidence, verdict: Mapping[str, Any]) -> dict[str, Any]:
-    """The facts the verdict was made from: the verdict's own copy, else re-derived from the evidence."""
-    saved = verdict.get("facts")
-    if isinstance(saved, Mapping):
-        return dict(saved)
-    return dict(facts_from_evidence(evidence))
+def facts_for(evidence: Evidence, saved: Mapping[str, object]) -> dict[str, object]:
+    """The facts the verdict was made from: its saved copy, else re-derived from the evidence."""
+    return dict(saved) if saved else dict(facts_from_evidence(evidence))
 
 
-def make_report(evidence: Evidence, verdict: Mapping[str, Any], run_id: str | None = None) -> dict[str, Any]:
-    """The canonical report dict that the verdict view and every export share."""
-    return build_report(evidence, facts_for(evidence, verdict), verdict, run_id=run_id)
+def make_report(evidence: Evidence, verdict: Verdict, facts: Mapping[str, object],
+                run_id: str | None = None) -> Report:
+    """The canonical report that the verdict view and every export share; `facts` are the verdict's saved
+    ones (empty: re-derived from the evidence)."""
+    return build_report(evidence, facts_for(evidence, facts), verdict, run_id=run_id)
 
 
-def render(report: Mapping[str, Any], fmt: Format, lang: str) -> str:
+def render(report: Report, fmt: Format, lang: str) -> str:
     """The report as text in `fmt` (JSON is language-neutral)."""
     if fmt == "html":
         return render_html(report, lang)
@@ -42,7 +43,7 @@ def render(report: Mapping[str, Any], fmt: Format, lang: str) -> str:
     return render_json(report)
 
 
-def export(report: Mapping[str, Any], fmt: Format, lang: str, path: Path) -> Path:
+def export(report: Report, fmt: Format, lang: str, path: Path) -> Path:
     """Write the report to `path` atomically; OSError propagates for the caller to show, and so does the
     UserError of a path spec-advisor keeps (a run's evidence, the history: advisor/owned.py)."""
     refuse_owned(path, lang=lang)

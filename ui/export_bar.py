@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from advisor.errors import UserError
+from advisor.report.tree import Report
 from ui import export
 from ui.strings import language, tr
 
@@ -41,11 +40,11 @@ class ExportBar(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.result)
         layout.addWidget(self.folder)
-        self.report: Mapping[str, Any] | None = None
+        self.report: Report | None = None
         self.run_dir: Path | None = None
         self.retranslate()
 
-    def set_report(self, report: Mapping[str, Any], run_dir: Path) -> None:
+    def set_report(self, report: Report, run_dir: Path) -> None:
         """What the buttons export, and where the run lives."""
         self.report, self.run_dir = report, run_dir
         self.result.setText("")

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QCloseEvent
@@ -23,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.config import CheckConfig
-from advisor.events import SessionDone
+from advisor.report.tree import Report
+from advisor.run.done import SessionDone
 from advisor.run.session import Session
 from ui import settings
 from ui.controller import CheckController
@@ -46,17 +45,17 @@ class Prepared:
     every saved evidence.json), made on a pool thread so the window keeps painting meanwhile."""
 
     run: RunData | None
-    report: Mapping[str, Any] | None
+    report: Report | None
     report_error: str | None
     runs: list[RunData]
 
 
-def report_for(run: RunData) -> tuple[Mapping[str, Any] | None, str | None]:
+def report_for(run: RunData) -> tuple[Report | None, str | None]:
     """The report of a decided run, or None with what broke (a damaged run must not take the window down)."""
     if run.verdict is None:
         return None, None
     try:
-        return make_report(run.evidence, run.verdict, run_id=run.run_dir.name), None
+        return make_report(run.evidence, run.verdict, run.facts, run_id=run.run_dir.name), None
     except Exception as exc:
         log.exception("cannot build the report")
         return None, str(exc)
@@ -155,7 +154,7 @@ class MainWindow(QMainWindow):
         session = self.controller.session
         if done.status == "failed":
             self.start_view.show_error(tr("run.failed", message=done.message or "?"))
-        run = (RunData(session.run_dir, session.evidence, dict(done.verdict))
+        run = (RunData(session.run_dir, session.evidence, done.verdict, done.facts)
                if done.verdict is not None and session is not None else None)
         root = self.history_view.root
         self.jobs.submit(lambda: prepare_finish(run, root),
@@ -206,7 +205,7 @@ class MainWindow(QMainWindow):
     def _show_verdict(self, run: RunData) -> None:
         self._show_report(run, *report_for(run))
 
-    def _show_report(self, run: RunData, report: Mapping[str, Any] | None, error: str | None) -> None:
+    def _show_report(self, run: RunData, report: Report | None, error: str | None) -> None:
         self.current_run = run
         if report is None:
             if error is not None:

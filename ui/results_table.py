@@ -4,8 +4,7 @@ and per kind of task, from the report's `results` block. The words come from the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from dataclasses import replace
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -20,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from advisor.report.results import COLUMNS, localized
+from advisor.report.tree import Results
 from advisor.text import text
 from ui.strings import language
 
@@ -52,10 +52,10 @@ class ResultsTable(QWidget):
         layout.addLayout(head)
         for widget in (self.table, self.note):
             layout.addWidget(widget)
-        self._results: Mapping[str, Any] | None = None
+        self._results: Results | None = None
         self.setVisible(False)
 
-    def set_results(self, results: Mapping[str, Any] | None) -> None:
+    def set_results(self, results: Results | None) -> None:
         """Show the report's `results` block (None hides the table)."""
         self._results = results
         self.retranslate()
@@ -68,11 +68,11 @@ class ResultsTable(QWidget):
     def retranslate(self) -> None:
         """Re-read every label and cell in the current language."""
         lang = language()
-        results = dict(self._results or {})
-        rows = list(results.get("rows") or [])
-        has_categories = any(r.get("category") for r in rows)
-        if not self.per_category.isChecked():
-            results["rows"] = [r for r in rows if not r.get("category")]
+        results = self._results
+        rows = results.rows if results is not None else ()
+        has_categories = any(r.category for r in rows)
+        if results is not None and not self.per_category.isChecked():
+            results = replace(results, rows=tuple(r for r in rows if not r.category))
         header, cells, note = localized(results, lang)
         self.setVisible(bool(cells))
         self.title.setText(text(lang, "section.results"))

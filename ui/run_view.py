@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
-from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.events import Progress, QualityWarning, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
 from advisor.report.strings import progress_text, step_warning
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.eta import Estimate, EtaTracker, estimate_line
 from advisor.run.session import Session
 from advisor.steps.ab import policy_for
@@ -69,7 +69,7 @@ class RunView(QWidget):
         self.clock.timeout.connect(self.steps.tick)
         self.clock.timeout.connect(self._show_overall)
         self.running = False
-        self._status_text: tuple[str, dict[str, Any]] | None = None
+        self._status_text: tuple[str, dict[str, object]] | None = None
         self.retranslate()
         self._set_buttons(running=False, has_verdict=False)
 
@@ -88,7 +88,7 @@ class RunView(QWidget):
         self.clock.start()
         self._set_buttons(running=True, has_verdict=False)
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: SessionEvent) -> None:
         """Route one session event (called on the GUI thread by the bridge)."""
         if self.eta is not None:
             self.eta(event)
@@ -160,7 +160,7 @@ class RunView(QWidget):
         self.verdict_button.setVisible(not running and has_verdict)
         self.new_button.setVisible(not running)
 
-    def _set_status(self, key: str | None, error: bool = False, **values: Any) -> None:
+    def _set_status(self, key: str | None, error: bool = False, **values: object) -> None:
         self._status_text = (key, values) if key else None
         name = "error" if error else "muted"
         if self.status.objectName() != name:

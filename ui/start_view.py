@@ -4,7 +4,6 @@ button that starts the check. Every probe runs on the thread pool."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
@@ -13,11 +12,12 @@ from advisor.config import CheckConfig
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from probes.base import Unavailable
-from probes.engines.discovery import identify, scan_loopback
-from probes.engines.llamacpp.binary import find_llama_server
-from probes.gpu.probe import probe_gpus
+from probes.engines.discovery import Discovered, identify, scan_loopback
+from probes.engines.llamacpp.binary import LlamaServerBinary, find_llama_server
+from probes.gpu.probe import GpuReport, probe_gpus
 from probes.gpu.sampler import GpuSampler
-from probes.host import probe_host
+from probes.host import HostReport, probe_host
+from probes.model.info import ModelInfo
 from probes.model.probe import probe_model
 from ui.cards import GpuCard, InfoCard, describe_binary, describe_model
 from ui.pickers import CheckForm
@@ -50,8 +50,8 @@ class StartView(QWidget):
         self.error.setWordWrap(True)
         self.error.setVisible(False)
         self._layout()
-        self.binary: Any = None
-        self.model_info: Any = None
+        self.binary: LlamaServerBinary | Unavailable | None = None
+        self.model_info: ModelInfo | Exception | None = None
         self._model_asked: Path | None = None  # the model whose header the latest probe reads
         self.sampler: GpuSampler | None = None
         self.live = QTimer(self)
@@ -122,14 +122,14 @@ class StartView(QWidget):
         self.form.scan.setEnabled(False)
         self.jobs.submit(scan_loopback, self._got_scan, self._probe_failed)
 
-    def _got_gpus(self, report: Any) -> None:
+    def _got_gpus(self, report: GpuReport) -> None:
         self.gpu.report = report
         if report.gpus and self.sampler is None:
             self.sampler = GpuSampler(interval_s=0.5).start()
             self.live.start()
         self.gpu.fill()
 
-    def _got_host(self, host: Any) -> None:
+    def _got_host(self, host: HostReport) -> None:
         self.gpu.host = host
         self.gpu.fill()
 
@@ -139,14 +139,14 @@ class StartView(QWidget):
             self.gpu.sample = samples[0]
             self.gpu.fill()
 
-    def _got_binary(self, binary: Any) -> None:
+    def _got_binary(self, binary: LlamaServerBinary | Unavailable) -> None:
         self.binary = binary
         dialect = getattr(binary, "dialect", None)
         if dialect is not None and not isinstance(dialect, Unavailable):
             self.form.set_spec_types(list(dialect.spec_types))
         self._show_engine()
 
-    def _got_server(self, hit: Any) -> None:
+    def _got_server(self, hit: Discovered) -> None:
         info = hit.info
         if info is None:
             self.engine.set_lines(tr("error.engine", error=str(hit.problem)))
@@ -156,11 +156,11 @@ class StartView(QWidget):
                               tr("engine.build", build=str(info.version)), tr("engine.spec", spec=str(spec)),
                               str(info.model))
 
-    def _got_scan(self, found: Any) -> None:
+    def _got_scan(self, found: list[Discovered]) -> None:
         self.form.scan.setEnabled(True)
         self.form.set_servers(list(found))
 
-    def _got_model(self, path: Path, info: Any) -> None:
+    def _got_model(self, path: Path, info: ModelInfo | Exception) -> None:
         if path != self._model_asked:
             return  # the answer for a model chosen before the current one, arriving late
         self.model_info = info

@@ -7,7 +7,7 @@ never disagree about a reason; this table holds the UI's own chrome.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 Lang = Literal["en", "zh"]
 LANGS: tuple[Lang, ...] = ("en", "zh")
@@ -516,7 +516,7 @@ def language() -> Lang:
     return _current[0]
 
 
-def tr(key: str, **values: Any) -> str:
+def tr(key: str, **values: object) -> str:
     """The UI string `key` in the current language, with `values` filled in (English if the key is missing)."""
     template = TABLES[_current[0]].get(key) or EN.get(key) or key
     if "{ci}" in template and "ci" not in values:  # the A/B's level, as the policy sets it

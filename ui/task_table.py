@@ -8,14 +8,12 @@ exported report read the same in both languages.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from advisor.ab.categories import MIN_PAIRS_FOR_INTERVAL
 from advisor.report.strings import fmt_speedup, mix_line, row_name, text
+from advisor.report.tree import ByTask
 from ui import theme
 from ui.strings import language
 
@@ -46,10 +44,10 @@ class TaskTable(QWidget):
         layout.setContentsMargins(0, 0, 0, 6)
         for widget in (self.title, self.mix, self.table, self.too_few, self.hint):
             layout.addWidget(widget)
-        self._task: Mapping[str, Any] = {}
+        self._task = ByTask()
         self.setVisible(False)
 
-    def set_task(self, task: Mapping[str, Any]) -> None:
+    def set_task(self, task: ByTask) -> None:
         """Show the report's `by_task` block (rows with A/B pairs only)."""
         self._task = task
         self.retranslate()
@@ -57,30 +55,30 @@ class TaskTable(QWidget):
     def retranslate(self) -> None:
         """Re-read every label and cell in the current language."""
         lang = language()
-        every = list(self._task.get("rows") or [])
-        measured = any(r.get("n_pairs") for r in every)  # an A/B ran: without one there is nothing per kind
-        rows = [r for r in every if r.get("label") != "too-few"]
-        few = [r for r in every if r.get("label") == "too-few"]
+        every = list(self._task.rows)
+        measured = any(r.n_pairs for r in every)  # an A/B ran: without one there is nothing per kind
+        rows = [r for r in every if r.label != "too-few"]
+        few = [r for r in every if r.label == "too-few"]
         self.setVisible(measured)
         self.title.setText(text(lang, "section.by_task"))
         self.hint.setText(text(lang, "by_task.hint"))
         self.mix.setText(mix_line(self._task, lang) if measured else "")
         kinds = text(lang, "by_task.list_sep").join(
-            text(lang, "by_task.too_few_kind", name=row_name(r, lang), pairs=int(r.get("n_pairs") or 0)) for r in few)
+            text(lang, "by_task.too_few_kind", name=row_name(r, lang), pairs=r.n_pairs) for r in few)
         self.too_few.setText(text(lang, "by_task.too_few_line", n=MIN_PAIRS_FOR_INTERVAL, kinds=kinds) if few else "")
         self.too_few.setVisible(bool(few))
         self.table.setVisible(bool(rows))
         self.table.setHorizontalHeaderLabels([text(lang, f"by_task.{c}") for c in _COLUMNS])
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
-            ci = f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r.get("ci_low") is not None else "—"
-            rate = f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"
-            cells = (row_name(r, lang), str(r["n_pairs"]), fmt_speedup(r.get("speedup")), ci,
-                     text(lang, f"by_task.{r['label']}"), rate)
+            ci = f"{fmt_speedup(r.ci_low)} – {fmt_speedup(r.ci_high)}" if r.ci_low is not None else "—"
+            rate = f"{r.acceptance_rate:.0%}" if r.acceptance_rate is not None else "—"
+            cells = (row_name(r, lang), str(r.n_pairs), fmt_speedup(r.speedup), ci, text(lang, f"by_task.{r.label}"),
+                     rate)
             for j, value in enumerate(cells):
                 item = QTableWidgetItem(value)
-                if j == 4 and r["label"] in _LABEL_COLOUR:
-                    item.setForeground(QBrush(QColor(_LABEL_COLOUR[r["label"]])))
+                if j == 4 and r.label in _LABEL_COLOUR:
+                    item.setForeground(QBrush(QColor(_LABEL_COLOUR[r.label])))
                 self.table.setItem(i, j, item)
         self.table.setFixedHeight(self.table.horizontalHeader().height() + 4
                                   + sum(self.table.rowHeight(i) for i in range(len(rows))))

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from advisor.report.strings import trace_outcome
+from advisor.report.tree import TraceRow
 from ui import theme
 from ui.fact_words import meaning
 from ui.strings import language, tr
@@ -19,7 +19,7 @@ _OUTCOME_COLOUR = {"holds": "#8a5a00", "clear": theme.MUTED, "unknown": "#8a5a00
 _REASON_COLOUR = {"negative": theme.VERMILLION, "positive": "#1a7f37"}
 
 
-def _show(value: Any) -> str:
+def _show(value: object) -> str:
     if value is None:
         return "—"
     if isinstance(value, bool):
@@ -29,26 +29,26 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def matched_branch(rows: Sequence[Mapping[str, Any]]) -> str | None:
+def matched_branch(rows: Sequence[TraceRow]) -> str | None:
     """The branch of a rule whose conditions decided the walk (rows are in evaluation order)."""
-    reasons = [str(row.get("branch") or "") for row in rows if trace_outcome(row) == "reason"]
+    reasons = [row.branch or "" for row in rows if trace_outcome(row) == "reason"]
     if reasons:
         return reasons[0]
     order: list[str] = []
     ok: dict[str, bool] = {}
     for row in rows:  # rows of an older verdict carry only `passed`
-        branch = str(row.get("branch") or "")
+        branch = row.branch or ""
         if branch not in ok:
             order.append(branch)
             ok[branch] = True
-        ok[branch] = ok[branch] and row.get("passed") is True
+        ok[branch] = ok[branch] and row.passed is True
     return next((b for b in order if ok[b]), None)
 
 
-def _colour(row: Mapping[str, Any]) -> str:
+def _colour(row: TraceRow) -> str:
     outcome = trace_outcome(row)
     if outcome == "reason":
-        return _REASON_COLOUR["negative" if row.get("leads_to") in _NEGATIVE else "positive"]
+        return _REASON_COLOUR["negative" if row.leads_to in _NEGATIVE else "positive"]
     return _OUTCOME_COLOUR.get(outcome, theme.MUTED)
 
 
@@ -65,16 +65,16 @@ class TraceView(QTreeWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for col in range(1, 5):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        self._rows: list[Mapping[str, Any]] = []
+        self._rows: list[TraceRow] = []
         self.retranslate()
 
-    def set_trace(self, trace: Sequence[Mapping[str, Any]]) -> None:
-        """Show `trace` (verdict['trace'])."""
+    def set_trace(self, trace: Sequence[TraceRow]) -> None:
+        """Show `trace` (the report verdict's)."""
         self._rows = list(trace)
         self.clear()
-        by_rule: dict[str, list[Mapping[str, Any]]] = {}
+        by_rule: dict[str, list[TraceRow]] = {}
         for row in self._rows:
-            by_rule.setdefault(str(row.get("rule") or "?"), []).append(row)
+            by_rule.setdefault(row.rule or "?", []).append(row)
         for rule, rows in by_rule.items():
             branch = matched_branch(rows)
             top = QTreeWidgetItem([rule, "", "", "", f"→ {branch}" if branch else "—"])
@@ -83,13 +83,13 @@ class TraceView(QTreeWidget):
             top.setFont(0, font)
             for row in rows:
                 outcome = trace_outcome(row)
-                leads_to = str(row.get("leads_to") or "")
+                leads_to = row.leads_to or ""
                 shown = tr(f"verdict.{leads_to}") if leads_to in ("ENABLE", *_NEGATIVE) else leads_to
                 word = tr("trace.reason", leads_to=shown) if outcome == "reason" else tr(f"trace.{outcome}")
-                child = QTreeWidgetItem([f"{row.get('branch')} · {row.get('fact')}", str(row.get("op") or ""),
-                                         _show(row.get("expected")), _show(row.get("actual")), word])
+                child = QTreeWidgetItem([f"{row.branch} · {row.fact}", row.op or "", _show(row.expected),
+                                         _show(row.actual), word])
                 child.setForeground(4, QBrush(QColor(_colour(row))))
-                if words := meaning(str(row.get("fact") or ""), language()):
+                if words := meaning(row.fact or "", language()):
                     child.setToolTip(0, words)  # the fact's name is the rules' own: its meaning in words
                 top.addChild(child)
             self.addTopLevelItem(top)

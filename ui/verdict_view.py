@@ -4,14 +4,12 @@ canonical report (advisor.report), so the window and the exported files always s
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from advisor.report.blocking_text import assumptions_line, blocking_items, other_because
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.strings import holds_for_line, speedup_line, text, typical_line, verdict_lines
+from advisor.report.tree import Headline, Report
 from ui import theme
 from ui.export_bar import ExportBar
 from ui.fact_words import fact_words
@@ -23,10 +21,10 @@ from ui.trace_view import TraceView
 from ui.widgets import FlagsBox, Section
 
 
-def speedup_text(headline: Mapping[str, Any]) -> str:
+def speedup_text(headline: Headline) -> str:
     """The headline speedup line, worded as the CLI and the report word it (measured with its interval, or
     predicted by the perf model, named as which; a prior is shown below, as what is typical)."""
-    return speedup_line(dict(headline), language())
+    return speedup_line(headline, language())
 
 
 class VerdictView(QScrollArea):
@@ -66,7 +64,7 @@ class VerdictView(QScrollArea):
         self.trace.setMinimumHeight(220)
         self._build(body)
         self.run: RunData | None = None
-        self.report: Mapping[str, Any] | None = None
+        self.report: Report | None = None
         self.retranslate()
 
     def _build(self, body: QWidget) -> None:
@@ -104,7 +102,7 @@ class VerdictView(QScrollArea):
         layout.addWidget(self.trace_title)
         layout.addWidget(self.trace, 1)
 
-    def show_run(self, run: RunData, report: Mapping[str, Any]) -> None:
+    def show_run(self, run: RunData, report: Report) -> None:
         """Fill the view from a run and its canonical report."""
         self.run, self.report = run, report
         self.exports.set_report(report, run.run_dir)
@@ -114,8 +112,8 @@ class VerdictView(QScrollArea):
         if self.report is None or self.run is None:
             self.word.setText(tr("verdict.none"))
             return
-        verdict: Mapping[str, Any] = self.report.get("verdict") or {}
-        word = str(verdict.get("verdict") or "INCONCLUSIVE")
+        verdict = self.report.verdict
+        word = verdict.verdict
         colour, bg = theme.VERDICT_COLOURS[word], theme.VERDICT_BG[word]
         self.banner.setStyleSheet(f"QFrame {{ background: {bg}; border: 2px solid {colour}; border-radius: 12px; }}"
                                   " QLabel { border: none; background: transparent; }")
@@ -125,19 +123,18 @@ class VerdictView(QScrollArea):
         self.word.setStyleSheet(f"color: {colour}; font-size: 30pt; font-weight: 700;")
         self.sentence.setText(tr(f"verdict.word_{word}"))
         self.sentence.setStyleSheet("font-size: 14pt; font-weight: 600;")
-        head = self.report.get("headline") or {}
+        head = self.report.headline
         self.speedup.setText(speedup_text(head))
         self.speedup.setStyleSheet("font-size: 12pt;")
-        typical = typical_line(dict(head), language())
+        typical = typical_line(head, language())
         self.typical.setText(typical or "")
         self.typical.setVisible(bool(typical))
         notes = []
         if self.run.is_demo:
             notes.append(tr("verdict.demo"))
-        if head.get("source") == "measured" and (shape := holds_for_line(self.report.get("facts") or {},
-                                                                         language())):
+        if head.source == "measured" and (shape := holds_for_line(self.report.facts, language())):
             notes.append(shape)  # the reply lengths and context depths the verdict holds for
-        status = (self.report.get("run") or {}).get("status")
+        status = self.report.run.status
         if status and status != "complete":
             notes.append(tr("verdict.partial", status=tr(f"status.{status}") if status != "running" else status))
         self.notes.setText("\n".join(notes))
@@ -146,22 +143,22 @@ class VerdictView(QScrollArea):
         because = other_because(verdict, lang)
         self.blocking.set_items([f"{i}. {reason}\n{text(lang, 'blocking.remedy', remedy=remedy)}"
                                  for i, (reason, remedy) in enumerate(blocking_items(verdict, lang), 1)], glyph="✗")
-        measured = verdict.get("measured_with")
+        measured = verdict.measured_with
         if measured:
             because = [*because, tr("verdict.measured_with", settings=measured)]
         self.because.set_items(because)  # once: labels replaced twice linger until the event loop deletes them
         assumed = assumptions_line(verdict, lang)
         self.warnings.set_items([*verdict_lines(verdict, "warnings", lang), *([assumed] if assumed else [])], glyph="⚠")
         self.alternatives.set_items(verdict_lines(verdict, "alternatives", lang), glyph="→")
-        self.missing.set_items([fact_words(str(name), lang) for name in verdict.get("missing_facts") or []], glyph="?")
+        self.missing.set_items([fact_words(name, lang) for name in verdict.missing_facts], glyph="?")
         self.caveats.set_items(verdict_lines(verdict, "caveats", lang), glyph="?")
-        self.model.set_items(reconciliation_sentences(self.report.get("reconciliation"), lang))
-        self.results.set_results(self.report.get("results"))
-        self.tasks.set_task(self.report.get("by_task") or {})
-        confirmed = list(verdict.get("flags") or [])
-        to_try = list(verdict.get("try_flags") or []) if not confirmed else []  # INCONCLUSIVE: measured settings
+        self.model.set_items(reconciliation_sentences(self.report.reconciliation, lang))
+        self.results.set_results(self.report.results)
+        self.tasks.set_task(self.report.by_task)
+        confirmed = list(verdict.flags)
+        to_try = list(verdict.try_flags) if not confirmed else []  # INCONCLUSIVE: the measured settings
         self.flags.set_flags(confirmed or to_try, tentative=bool(to_try))
-        self.trace.set_trace(list(verdict.get("trace") or []))
+        self.trace.set_trace(list(verdict.trace))
 
     def retranslate(self) -> None:
         """Re-read every label in the current language."""

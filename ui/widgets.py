@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from advisor.report.tree import Flag
 from advisor.text import text
 from ui.strings import language, tr
 
@@ -89,17 +89,17 @@ class FlagsBox(QWidget):
         self.tentative = False
         self.retranslate()
 
-    def set_flags(self, flags: Sequence[Mapping[str, Any]], *, tentative: bool = False) -> None:
+    def set_flags(self, flags: Sequence[Flag], *, tentative: bool = False) -> None:
         """Show the report's flags list (engine, command, steps, notes); `tentative`: an INCONCLUSIVE verdict's
         measured settings, titled "measured, not confirmed — try" (copyable all the same)."""
         self.tentative = tentative
         lines: list[str] = []
         notes: list[str] = []
         for flag in flags:
-            if flag.get("command"):
-                lines.append(str(flag["command"]))
-            lines.extend(str(s) for s in flag.get("steps") or [])
-            notes.extend(str(n) for n in flag.get("notes") or [])
+            if flag.command:
+                lines.append(flag.command)
+            lines.extend(flag.steps)
+            notes.extend(flag.notes)
         self.command = "\n".join(lines)
         self.text.setPlainText(self.command or tr("verdict.no_flags"))
         self.text.setFixedHeight(22 + 18 * min(max(1, len(lines)), 6))

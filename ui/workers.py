@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TypeVar, cast
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 log = logging.getLogger(__name__)
+
+
+T = TypeVar("T")
 
 
 class _Signals(QObject):
@@ -19,7 +22,7 @@ class _Signals(QObject):
 
 
 class _Job(QRunnable):
-    def __init__(self, fn: Callable[[], Any], signals: _Signals) -> None:
+    def __init__(self, fn: Callable[[], object], signals: _Signals) -> None:
         super().__init__()
         self.fn, self.signals = fn, signals
 
@@ -46,7 +49,7 @@ class Jobs(QObject):
         """Jobs whose result has not been delivered yet."""
         return len(self._live)
 
-    def submit(self, fn: Callable[[], Any], on_result: Callable[[Any], None],
+    def submit(self, fn: Callable[[], T], on_result: Callable[[T], None],
                on_error: Callable[[Exception], None] | None = None) -> None:
         """Call `fn()` on a pool thread; `on_result(value)` or `on_error(exc)` then runs on the GUI thread."""
         signals = _Signals(self)  # parented to self (GUI thread), so its slots are queued to the GUI thread
@@ -54,7 +57,7 @@ class Jobs(QObject):
 
         def done_ok(value: object) -> None:
             self._live.discard(signals)
-            on_result(value)
+            on_result(cast(T, value))  # the value `fn` returned, through a Qt signal that carries `object`
 
         def done_err(exc: object) -> None:
             self._live.discard(signals)

@@ -19,6 +19,7 @@ from advisor.cli.progress import ProgressPrinter
 from advisor.cli.resume import resumed_config
 from advisor.cli.summary import print_summary
 from advisor.config import ALL_STEPS, FULL, QUICK, CheckConfig
+from advisor.decide.verdict_json import saved_verdict
 from advisor.demo.model import demo_model_path
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
@@ -313,7 +314,8 @@ def _run_session(session: Session, args: argparse.Namespace) -> int:
             signal.signal(sig, handler)
     if args.json:
         tuner, rec = session.evidence.tuner, session.evidence.reconciliation
-        result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": done.verdict,
+        verdict = saved_verdict(done.verdict, done.facts) if done.verdict is not None else None
+        result = {"status": done.status, "message": done.message, "run_dir": done.run_dir, "verdict": verdict,
                   "history_error": done.history_error or None,
                   "tuner": encode(tuner) if tuner is not None else None,
                   "reconciliation": encode(rec) if rec is not None else None}

@@ -16,6 +16,7 @@ from advisor.facts.checks import load_facts_file
 from advisor.report.blocking_text import blocking_lines, other_because
 from advisor.report.headline import headline
 from advisor.report.strings import speedup_line, text, typical_line
+from advisor.report.verdict_view import report_verdict
 from advisor.userfile import read_user_file
 
 MAX_PORT = 65535
@@ -66,12 +67,12 @@ def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
         print(text(lang, "decide.measured_with", settings=v.measured_with))
     # one headline: the measured A/B when there is one, else the prediction, named as which (the same line
     # the check summary, the window and the report show)
-    head = headline(verdict_to_json(v), facts or {})
-    print(speedup_line(head, lang) + (text(lang, "cli.uses_priors") if head["source"] == "prior" else ""))
+    head = headline(v, facts or {})
+    print(speedup_line(head, lang) + (text(lang, "cli.uses_priors") if head.source == "prior" else ""))
     if (typical := typical_line(head, lang)) is not None:
         print(f"  {typical}")
     label = {k: text(lang, f"decide.{k}") for k in ("because", "step", "note", "caveat", "instead", "warning")}
-    shown = verdict_to_json(v)
+    shown = report_verdict(v)
     for line in other_because(shown, lang):
         print(f"  {label['because']}: {line}")
     for line in blocking_lines(shown, lang):
@@ -141,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
         # stdout carries only the deployable text so it can be redirected into a file
         print(text(language, "cli.verdict", word=verdict.verdict, words=text(language, f"verdict.{verdict.verdict}")),
               file=sys.stderr)
-        shown = verdict_to_json(verdict)
+        shown = report_verdict(verdict)
         for line in other_because(shown, language):
             print(f"  {text(language, 'decide.because')}: {line}", file=sys.stderr)
         for line in blocking_lines(shown, language):

@@ -7,8 +7,9 @@ import functools
 import sys
 from typing import TextIO
 
-from advisor.events import Event, Progress, QualityWarning, SessionDone, StepDone, StepStarted
+from advisor.events import Progress, QualityWarning, StepDone, StepStarted
 from advisor.report.strings import TABLES, progress_text, step_warning, text
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.eta import EtaTracker, estimate_line
 from advisor.termsafe import CLEAR_LINE, terminal_safe, write_control
 
@@ -28,7 +29,7 @@ class ProgressPrinter:
         """`3/40 units · 1:05 elapsed · about 2:30 left` (the estimate once there is a rate)."""
         return estimate_line(self.eta.estimate(), self._text)
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: SessionEvent) -> None:
         """Print `event` if it is something a person wants to see."""
         self.eta(event)
         if self.header and not isinstance(event, SessionDone):

@@ -5,13 +5,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from advisor import lang
 from advisor.atomic import write_atomic
-from advisor.decide.verdict import decide, verdict_to_json
+from advisor.decide.verdict import decide
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.errors import UserError
 from advisor.evidence.io import evidence_from_json, evidence_path, read_json_file
 from advisor.facts.checks import load_facts_file
@@ -21,6 +20,7 @@ from advisor.report.model import DAMAGED_SHAPE, build_report, validate_report
 from advisor.report.render_html import render_html
 from advisor.report.render_json import render_json
 from advisor.report.render_markdown import render_markdown
+from advisor.report.tree import Report
 
 _SUFFIX_FORMAT = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 _FORMAT_SUFFIX = {"html": "html", "md": "md", "json": "json"}
@@ -41,20 +41,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                                                "ending in /, gets report.<format> inside)")
 
 
-def _verdict_for(facts: Mapping[str, Any]) -> dict[str, Any]:
-    return dict(verdict_to_json(decide(facts)))
-
-
-def build_from_args(args: argparse.Namespace) -> dict[str, Any]:
+def build_from_args(args: argparse.Namespace) -> Report:
     """The canonical report for the command's source (a report.json is re-rendered as it is)."""
     return _source(args)[0]
 
 
-def _source(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
+def _source(args: argparse.Namespace) -> tuple[Report, bool]:
     """The report, and whether it was read from a report.json (a file the user may have edited)."""
     if args.facts is not None:
         facts = load_facts_file(args.facts)
-        return build_report(None, facts, _verdict_for(facts), include_prompts=args.include_prompts), False
+        return build_report(None, facts, decide(facts), include_prompts=args.include_prompts), False
     path: Path = args.run_dir
     file = evidence_path(path)
     data = read_json_file(file, what="an evidence file or a report")
@@ -64,11 +60,12 @@ def _source(args: argparse.Namespace) -> tuple[dict[str, Any], bool]:
     facts = facts_from_evidence(evidence)
     saved = file.parent / "verdict.json"
     if saved.is_file():  # the verdict made at the end of the run is the one the user saw
-        verdict = read_json_file(saved, what="a verdict")
-        if not isinstance(verdict, dict):
+        data = read_json_file(saved, what="a verdict")
+        if not isinstance(data, dict):
             raise UserError(f"{saved} is not a verdict object")
+        verdict = verdict_from_json(data)
     else:
-        verdict = _verdict_for(facts)
+        verdict = decide(facts)
     return build_report(evidence, facts, verdict, include_prompts=args.include_prompts), False
 
 

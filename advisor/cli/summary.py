@@ -6,13 +6,12 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from advisor.ab.bands import measured_span
-from advisor.events import SessionDone
 from advisor.evidence.schema import Evidence
 from advisor.report.arms_text import arms_sentence
 from advisor.report.blocking_text import assumptions_line, blocking_lines, other_because
 from advisor.report.reconcile_text import reconciliation_section, reconciliation_sentences
 from advisor.report.results import localized, results_table
-from advisor.report.sections import by_task, headline, tuner_section
+from advisor.report.sections import by_task, headline, report_verdict, tuner_section
 from advisor.report.strings import (
     holds_for_line,
     mix_line,
@@ -26,6 +25,7 @@ from advisor.report.strings import (
     verdict_lines,
 )
 from advisor.report.tuner_text import tuner_sentences, tuner_table
+from advisor.run.done import SessionDone
 
 
 def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
@@ -35,16 +35,16 @@ def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
 def _by_task(evidence: Evidence, out: TextIO, lang: str) -> None:
     """Per-category speedups beside the pooled figure (simultaneous intervals; the verdict pools them all)."""
     task = by_task(evidence)
-    rows = [r for r in task["rows"] if r["n_pairs"]]
+    rows = [r for r in task.rows if r.n_pairs]
     if not rows:
         return
     out.write(f"  {mix_line(task, lang)}\n")
     width = max(_width(row_name(r, lang)) for r in rows)
     for r in rows:
-        ci = f"[{_fmt(r['ci_low'], '.2f')}, {_fmt(r['ci_high'], '.2f')}]" if r["ci_low"] is not None else ""
+        ci = f"[{_fmt(r.ci_low, '.2f')}, {_fmt(r.ci_high, '.2f')}]" if r.ci_low is not None else ""
         name = _pad(row_name(r, lang), width)
-        out.write(f"    {name}  {r['n_pairs']:>3} {text(lang, 'cli.pairs')}  "
-                  f"{_fmt(r['speedup'], '.2f', '×'):>6} {ci:<14} {text(lang, 'by_task.' + r['label'])}\n")
+        out.write(f"    {name}  {r.n_pairs:>3} {text(lang, 'cli.pairs')}  "
+                  f"{_fmt(r.speedup, '.2f', '×'):>6} {ci:<14} {text(lang, 'by_task.' + r.label)}\n")
 
 
 def _results(evidence: Evidence, lang: str, out: TextIO) -> None:
@@ -123,35 +123,41 @@ def print_summary(evidence: Evidence, done: SessionDone, out: TextIO, lang: str 
 
 
 def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: TextIO) -> None:
-    verdict = done.verdict or {}
-    word = str(verdict.get("verdict", "INCONCLUSIVE"))
+    word = done.verdict.verdict if done.verdict is not None else "INCONCLUSIVE"
     out.write("\n" + text(lang, "cli.verdict", word=word, words=text(lang, f"verdict.{word}")) + "\n")
-    if verdict.get("measured_with"):
-        out.write("  " + text(lang, "cli.measured_with", settings=verdict["measured_with"]) + "\n")
+    v = done.verdict
+    if v is not None and v.measured_with:
+        out.write("  " + text(lang, "cli.measured_with", settings=v.measured_with) + "\n")
     # the one headline the window and the report show: the measured A/B, else the prediction, named as which
-    head = headline(verdict, measured)
-    if head["source"] is not None:
+    head = headline(v, measured)
+    if head.source is not None:
         out.write("  " + speedup_line(head, lang) + "\n")
     if (typical := typical_line(head, lang)) is not None:
         out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
-    if head["source"] == "measured" and (shape := holds_for_line(measured, lang)) is not None:
+    if head.source == "measured" and (shape := holds_for_line(measured, lang)) is not None:
         out.write(f"  {shape}\n")  # the reply lengths and depths the A/B measured: what the verdict holds for
-    for line in other_because(verdict, lang):
+    if v is None:
+        _ending(done, lang, out)
+        return
+    shown = report_verdict(v)  # the report's own section, so the terminal words it as the report does
+    for line in other_because(shown, lang):
         out.write(f"  - {line}\n")
-    for line in blocking_lines(verdict, lang):
+    for line in blocking_lines(shown, lang):
         out.write(line + "\n")
-    for line in verdict_lines(verdict, "warnings", lang):
+    for line in verdict_lines(shown, "warnings", lang):
         out.write(f"  ! {line}\n")
-    if assumed := assumptions_line(verdict, lang):
+    if assumed := assumptions_line(shown, lang):
         out.write(f"  ~ {assumed}\n")
-    for line in verdict_lines(verdict, "caveats", lang):
+    for line in verdict_lines(shown, "caveats", lang):
         out.write(f"  ? {line}\n")
-    flags = verdict.get("flags")
-    if isinstance(flags, Mapping) and flags.get("command"):
-        out.write("  " + text(lang, "cli.flags", command=flags["command"]) + "\n")
-    tried = verdict.get("try_flags")
-    if isinstance(tried, Mapping) and tried.get("command"):
-        out.write("  " + text(lang, "try.flags", engine=tried.get("engine") or "", command=tried["command"]) + "\n")
+    if v.flags is not None and v.flags.command:
+        out.write("  " + text(lang, "cli.flags", command=v.flags.command) + "\n")
+    if v.try_flags is not None and v.try_flags.command:
+        out.write("  " + text(lang, "try.flags", engine=v.try_flags.engine, command=v.try_flags.command) + "\n")
+    _ending(done, lang, out)
+
+
+def _ending(done: SessionDone, lang: str, out: TextIO) -> None:
     if done.message:
         out.write(f"\n{session_message(lang, done.message)}\n")
     if done.run_dir:

@@ -1,12 +1,11 @@
-"""From a run's evidence to its verdict: facts → rules → verdict JSON, plus the perf-model reconciliation."""
+"""From a run's evidence to its verdict: facts → rules → verdict, plus the perf-model reconciliation."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from advisor.decide.rules import RuleSet
-from advisor.decide.verdict import decide, verdict_to_json
+from advisor.decide.verdict import Verdict, decide
 from advisor.evidence.schema import Evidence, Reconciliation
 from advisor.facts.from_evidence import facts_from_evidence
 from advisor.perf.predict import predict
@@ -29,9 +28,8 @@ def reconcile(facts: Mapping[str, object]) -> Reconciliation | None:
         relative_error=prediction.speedup / measured_speedup - 1.0 if measured_speedup else None)
 
 
-def decide_evidence(evidence: Evidence, rules: RuleSet | None = None) -> tuple[dict[str, Any], Reconciliation | None]:
-    """Verdict JSON (design.md §6 keys, plus the facts it used) and the reconciliation of the measured setup."""
+def decide_evidence(evidence: Evidence, rules: RuleSet | None = None
+                    ) -> tuple[Verdict, dict[str, object], Reconciliation | None]:
+    """The verdict, the facts it was decided from and the reconciliation of the measured setup."""
     facts = facts_from_evidence(evidence)
-    verdict = verdict_to_json(decide(facts, rules=rules))
-    verdict["facts"] = facts
-    return verdict, reconcile(facts)
+    return decide(facts, rules=rules), facts, reconcile(facts)

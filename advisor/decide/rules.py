@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, cast, get_args
 
@@ -157,7 +158,7 @@ def _read_text(path: Path) -> str:
         raise RuleError(str(exc), hint=exc.hint or "fix the rule file or remove your override of it") from None
 
 
-def _toml(text: str, source: str) -> dict[str, Any]:
+def _toml(text: str, source: str) -> dict[str, Any]:  # TOML as parsed; every reader below checks its value
     try:
         return parse_toml(text, source)
     except PolicyError as exc:
@@ -355,7 +356,7 @@ def unremedied(rules: RuleSet) -> list[str]:
             if b.verdict == "INCONCLUSIVE" and not b.remedies]
 
 
-def load_remedies(path: Any, policy: Policy) -> dict[str, tuple[Remedy, ...]]:
+def load_remedies(path: Traversable, policy: Policy) -> dict[str, tuple[Remedy, ...]]:
     """remedies.toml: `[[remedy.CODE]]` tables, or nothing when the folder has none."""
     if not path.is_file():
         return {}
@@ -369,7 +370,7 @@ def load_remedies(path: Any, policy: Policy) -> dict[str, tuple[Remedy, ...]]:
     return {str(code): parse_remedies(f"{path} [{code}]", entries, known) for code, entries in table.items()}
 
 
-def _read_dir(files: Iterable[Any], policy: Policy) -> dict[str, RuleFile]:
+def _read_dir(files: Iterable[Traversable], policy: Policy) -> dict[str, RuleFile]:
     out: dict[str, RuleFile] = {}
     for f in sorted(files, key=lambda f: f.name):
         if not f.name.endswith(".toml") or f.name in NOT_QUESTIONS:
@@ -443,7 +444,7 @@ def load_rules(rules_dir: Path | None = None, *, overrides: bool = True) -> Rule
     anything malformed raises RuleError/PolicyError (UserErrors) here, before a check measures anything."""
     if rules_dir is not None and not rules_dir.is_dir():
         raise RuleError(f"--rules {rules_dir}: not a folder", hint="pass a folder of rule files like rules/")
-    base: Any = rules_dir if rules_dir is not None else resources.files("rules")
+    base: Traversable = rules_dir if rules_dir is not None else resources.files("rules")
     user = config_dir() / "rules"
     use_user = overrides and user.is_dir()
     policy = load_policy(rules_dir, user if use_user else None)

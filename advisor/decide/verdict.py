@@ -70,6 +70,15 @@ class Verdict:
         local = self.translations.get(lang, {}).get(key, ())
         return local if len(local) == len(english) else english
 
+    def with_reason(self, en: str, zh: str) -> Verdict:
+        """A copy whose reasons start with `en` / `zh` (why the run is not whole comes before the rules' own);
+        a verdict whose Chinese reasons were missing keeps them missing rather than misaligned."""
+        local = dict(self.translations.get("zh", {}))
+        because_zh = local.get("because", ())
+        local["because"] = (zh, *because_zh) if len(because_zh) == len(self.because) else because_zh
+        return dataclasses.replace(self, because=(en, *self.because),
+                                   translations={**self.translations, "zh": local})
+
 
 DERIVED = ("predict.available", "predict.speedup", "predict.tokens_per_step", "predict.is_prior", "predict.gamma",
            "predict.from_measurements", "predict.low", "predict.high", "predict.level", "predict.claim",

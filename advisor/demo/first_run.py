@@ -11,7 +11,7 @@ import shlex
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from advisor.demo.model import DEMO_FILE, DEMO_PACKAGE, demo_model_path
 
@@ -49,7 +49,7 @@ class FirstRunAdvice:
     options: tuple[FirstRunOption, ...]
     footer: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready form (lists instead of tuples)."""
         return asdict(self)
 
@@ -65,7 +65,7 @@ class FirstRunAdvice:
         return "\n".join(lines) + "\n"
 
 
-def first_run_advice(probe_report: Mapping[str, Any], lang: str = "en", *,
+def first_run_advice(probe_report: Mapping[str, object], lang: str = "en", *,
                      frozen: bool | None = None) -> FirstRunAdvice:
     """Advice for the machine described by `probe_report` (the dict `spec-advisor probe --json` prints).
 
@@ -110,27 +110,29 @@ def _situation(binary: str | None, urls: list[str], has_demo: bool) -> Situation
     return "no_engine" if has_demo else "none"
 
 
-def _binary_path(report: Mapping[str, Any]) -> str | None:
+def _binary_path(report: Mapping[str, object]) -> str | None:
     entry = report.get("llama_server")
     path = entry.get("path") if isinstance(entry, Mapping) else None
     return str(path) if path else None
 
 
-def _running_urls(report: Mapping[str, Any]) -> list[str]:
-    found = [d.get("url") for d in report.get("running_engines") or () if isinstance(d, Mapping) and d.get("engine")]
+def _running_urls(report: Mapping[str, object]) -> list[str]:
+    running = report.get("running_engines")
+    found = [d.get("url") for d in (running if isinstance(running, list) else ()) if isinstance(d, Mapping)
+             and d.get("engine")]
     engine = report.get("engine")
     if isinstance(engine, Mapping) and engine.get("base_url"):
         found.insert(0, engine["base_url"])
     return [str(u) for u in found if u]
 
 
-def _cpu_only(report: Mapping[str, Any]) -> bool:
+def _cpu_only(report: Mapping[str, object]) -> bool:
     """True when the binary's `--list-devices` was read and lists no GPU (`gpu_capable` false, not unknown)."""
     entry = report.get("llama_server")
     return isinstance(entry, Mapping) and entry.get("gpu_capable") is False
 
 
-def _has_nvidia(report: Mapping[str, Any]) -> bool:
+def _has_nvidia(report: Mapping[str, object]) -> bool:
     gpu = report.get("gpu")
     return isinstance(gpu, Mapping) and bool(gpu.get("gpus"))
 

@@ -8,9 +8,8 @@ is preferred where the cluster's CRD has it; flags the block cannot express stay
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from advisor.deploy.base import DRAFT_MODEL_FLAGS
 from advisor.recommend.dialect import strip_spec_args
@@ -27,14 +26,14 @@ SPEC_FIELDS = ("speculativeDecoding", "extraArgs")   # the only spec fields a cl
 class SpecBlock:
     """The `spec.speculativeDecoding` block for a set of flags, and the flags it cannot hold."""
 
-    block: dict[str, Any] | None      # None: speculation off
+    block: dict[str, object] | None      # None: speculation off
     leftover: tuple[str, ...]         # speculative flags with no field in the block (they go to extraArgs)
     draft_model: str | None = None    # the -md path: it needs a Model CR (draftModelRef) in the cluster
 
 
 def speculative_block(spec_argv: Sequence[str]) -> SpecBlock:
     """`--spec-type ngram-mod --spec-draft-n-max 8` → {"type": "ngram-mod", "nDraftMax": 8}."""
-    block: dict[str, Any] = {}
+    block: dict[str, object] = {}
     leftover: list[str] = []
     draft: str | None = None
     args = list(spec_argv)
@@ -66,7 +65,7 @@ def speculative_block(spec_argv: Sequence[str]) -> SpecBlock:
 
 
 def speculation_fields(spec_argv: Sequence[str], current_extra: Sequence[str] | None, *,
-                       spec_field: bool, draft_model_ref: str | None = None) -> dict[str, Any]:
+                       spec_field: bool, draft_model_ref: str | None = None) -> dict[str, object]:
     """The two speculation fields of a spec that runs `spec_argv` (empty: speculation off), the other
     extraArgs kept in their order: `speculativeDecoding` where the CRD has it, else everything in extraArgs."""
     kept, _removed = strip_spec_args(list(current_extra or []))
@@ -82,20 +81,22 @@ def speculation_fields(spec_argv: Sequence[str], current_extra: Sequence[str] | 
             "extraArgs": extra if extra or current_extra is not None else None}
 
 
-def spec_is_on(spec: dict[str, Any]) -> bool:
+def spec_is_on(spec: dict[str, object]) -> bool:
     """True when an InferenceService spec asks llama.cpp for speculation (the block or flags in extraArgs)."""
-    block = spec.get("speculativeDecoding") or {}
-    if str(block.get("type") or "") not in _OFF_TYPES:
+    block = spec.get("speculativeDecoding")
+    kind = block.get("type") if isinstance(block, Mapping) else None
+    if str(kind or "") not in _OFF_TYPES:
         return True
-    _kept, removed = strip_spec_args(list(spec.get("extraArgs") or []))
+    extra = spec.get("extraArgs")
+    _kept, removed = strip_spec_args([str(a) for a in extra] if isinstance(extra, list) else [])
     return bool(removed)
 
 
-def merge_diff(current: Any, target: Any) -> Any:
+def merge_diff(current: object, target: object) -> object:
     """The JSON merge patch (RFC 7386) that turns `current` into `target`: keys `target` lacks become null."""
     if not isinstance(current, dict) or not isinstance(target, dict):
         return target
-    patch: dict[str, Any] = {}
+    patch: dict[str, object] = {}
     for key in current.keys() - target.keys():
         patch[key] = None
     for key, value in target.items():
@@ -106,12 +107,12 @@ def merge_diff(current: Any, target: Any) -> Any:
     return patch
 
 
-def fields_of(spec: dict[str, Any]) -> dict[str, Any]:
+def fields_of(spec: dict[str, object]) -> dict[str, object]:
     """The speculation fields of a spec as they are (None where absent)."""
     return {k: spec.get(k) for k in SPEC_FIELDS}
 
 
-def with_fields(spec: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+def with_fields(spec: dict[str, object], fields: dict[str, object]) -> dict[str, object]:
     """`spec` with the speculation fields replaced (None removes one)."""
     out = {k: v for k, v in spec.items() if k not in SPEC_FIELDS}
     out.update({k: v for k, v in fields.items() if v is not None})

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 from yaml.composer import Composer
 from yaml.constructor import BaseConstructor
@@ -89,7 +89,7 @@ for _kind, _pattern, _first in (  # YAML 1.2.2 §10.3.2 (core schema); int befor
 
 
 class _Constructor(BaseConstructor):
-    yaml_constructors: ClassVar[dict[str | None, Any]] = {}
+    yaml_constructors: ClassVar[dict[str | None, object]] = {}
 
     def _text(self, node: Node) -> str:
         assert isinstance(node, ScalarNode)  # the resolver gives these tags to scalars only
@@ -118,12 +118,12 @@ class _Constructor(BaseConstructor):
     def build_str(self, node: Node) -> str:
         return self._text(node)
 
-    def build_list(self, node: Node) -> Any:
+    def build_list(self, node: Node) -> object:
         data: list[object] = []
         yield data  # filled after yielding, so deep nesting never recurses here
         data.extend(self.construct_object(child) for child in node.value)
 
-    def build_dict(self, node: Node) -> Any:
+    def build_dict(self, node: Node) -> object:
         data: dict[object, object] = {}
         yield data
         for key_node, value_node in node.value:

@@ -41,7 +41,7 @@ def encode(value: Any) -> Any:
     return _finite(to_jsonable(value))
 
 
-def _finite(value: Any) -> Any:
+def _finite(value: object) -> object:
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -51,12 +51,12 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def decode(tp: type[T], data: Any, path: str = "evidence") -> T:
+def decode(tp: type[T], data: object, path: str = "evidence") -> T:
     """`data` (parsed JSON) as an instance of `tp`; raises `EvidenceError` naming the first bad value."""
     return typing.cast(T, _decode(tp, data, path, 0))
 
 
-def _fail(path: str, expected: str, data: Any) -> EvidenceError:
+def _fail(path: str, expected: str, data: object) -> EvidenceError:
     shown = repr(data)
     shown = shown if len(shown) <= 60 else shown[:57] + "..."
     return EvidenceError(f"{path}: expected {expected}, got {shown}",
@@ -64,11 +64,11 @@ def _fail(path: str, expected: str, data: Any) -> EvidenceError:
 
 
 @functools.cache
-def _hints(cls: type) -> dict[str, Any]:
+def _hints(cls: type) -> dict[str, object]:
     return typing.get_type_hints(cls)
 
 
-def _decode(tp: Any, data: Any, path: str, depth: int) -> Any:
+def _decode(tp: object, data: object, path: str, depth: int) -> object:
     if depth > MAX_DEPTH:
         raise _fail(path, f"at most {MAX_DEPTH} levels of nesting", "…")
     if tp is Any or tp is object:
@@ -96,7 +96,7 @@ def _decode(tp: Any, data: Any, path: str, depth: int) -> Any:
     return _scalar(tp, data, path)
 
 
-def _scalar(tp: Any, data: Any, path: str) -> Any:
+def _scalar(tp: object, data: object, path: str) -> object:
     if tp is bool:
         if isinstance(data, bool):
             return data
@@ -128,7 +128,7 @@ def _scalar(tp: Any, data: Any, path: str) -> Any:
     raise TypeError(f"{path}: no decoder for {tp!r}")  # a schema bug, not a user error
 
 
-def _union(tp: Any, data: Any, path: str, depth: int) -> Any:
+def _union(tp: object, data: object, path: str, depth: int) -> object:
     options = get_args(tp)
     if data is None:
         if type(None) in options:
@@ -154,12 +154,12 @@ def _union(tp: Any, data: Any, path: str, depth: int) -> Any:
     raise _fail(path, _describe(tp), data)
 
 
-def _describe(tp: Any) -> str:
+def _describe(tp: object) -> str:
     names = [getattr(a, "__name__", str(a)) for a in get_args(tp) if a is not type(None)]
     return " or ".join(names) + (" or null" if type(None) in get_args(tp) else "")
 
 
-def _sequence(tp: Any, data: Any, path: str, depth: int) -> Any:
+def _sequence(tp: object, data: object, path: str, depth: int) -> object:
     if not isinstance(data, list | tuple):
         raise _fail(path, "a list", data)
     args = get_args(tp)
@@ -168,36 +168,36 @@ def _sequence(tp: Any, data: Any, path: str, depth: int) -> Any:
             raise _fail(path, f"a list of {len(args)} items", data)
         return tuple(_decode(a, v, f"{path}[{i}]", depth + 1) for i, (a, v) in enumerate(zip(args, data,
                                                                                             strict=True)))
-    item = args[0] if args else Any
+    item = args[0] if args else object
     out = [_decode(item, v, f"{path}[{i}]", depth + 1) for i, v in enumerate(data)]
     return tuple(out) if get_origin(tp) is tuple else out
 
 
-def _mapping(tp: Any, data: Any, path: str, depth: int) -> Any:
+def _mapping(tp: object, data: object, path: str, depth: int) -> object:
     if not isinstance(data, Mapping):
         raise _fail(path, "an object", data)
     args = get_args(tp)
-    key_tp, value_tp = (args[0], args[1]) if len(args) == 2 else (str, Any)
+    key_tp, value_tp = (args[0], args[1]) if len(args) == 2 else (str, object)
     return {_key(key_tp, k, path): _decode(value_tp, v, f"{path}.{k}", depth + 1) for k, v in data.items()}
 
 
-def _key(tp: Any, key: Any, path: str) -> Any:
+def _key(tp: object, key: object, path: str) -> object:
     """JSON object keys are text; `Mapping[int, …]` keys (a draft length → a value) read back as ints."""
     if tp is int:
         try:
-            return int(key)
-        except (TypeError, ValueError):
+            return int(str(key))
+        except ValueError:
             raise _fail(f"{path}.{key}", "a whole-number key", key) from None
     return str(key)
 
 
-def _dataclass(cls: type, data: Any, path: str, depth: int) -> Any:
+def _dataclass(cls: type, data: object, path: str, depth: int) -> object:
     if isinstance(data, str) and (plain := getattr(cls, "decode_plain", None)) is not None:
         return plain(data)  # an older file's plain string where a structured value is now (text.message.Message)
     if not isinstance(data, Mapping):
         raise _fail(path, "an object", data)
     hints = _hints(cls)
-    kwargs: dict[str, Any] = {}
+    kwargs: dict[str, object] = {}
     for f in dataclasses.fields(cls):
         if not f.init:
             continue
@@ -215,5 +215,5 @@ def _dataclass(cls: type, data: Any, path: str, depth: int) -> Any:
         raise EvidenceError(f"{path}: {exc}") from None
 
 
-def _optional(tp: Any) -> bool:
+def _optional(tp: object) -> bool:
     return get_origin(tp) in (typing.Union, types.UnionType) and type(None) in get_args(tp)

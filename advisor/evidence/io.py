@@ -12,7 +12,6 @@ import json
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from advisor.atomic import write_atomic
 from advisor.evidence.codec import EvidenceError, decode, encode
@@ -52,7 +51,7 @@ def load_evidence(path: Path) -> Evidence:
     return evidence_from_json(data, origin=str(file))
 
 
-def evidence_from_json(data: Any, *, origin: str = "evidence") -> Evidence:
+def evidence_from_json(data: object, *, origin: str = "evidence") -> Evidence:
     """Decode parsed evidence JSON (schema 1 or 2)."""
     if not isinstance(data, Mapping) or "schema_version" not in data:
         raise EvidenceError(f"{origin} is not an evidence file (no schema_version)",
@@ -79,12 +78,12 @@ def evidence_from_json(data: Any, *, origin: str = "evidence") -> Evidence:
     return replace(evidence, steps=steps)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def _step(step_id: str, raw: Any, path: str) -> StepRecord:
+def _step(step_id: str, raw: object, path: str) -> StepRecord:
     if not isinstance(raw, Mapping):
         raise EvidenceError(f"{path}: expected an object, got {type(raw).__name__}")
     cls = EVIDENCE_TYPES.get(step_id)
@@ -96,10 +95,11 @@ def _step(step_id: str, raw: Any, path: str) -> StepRecord:
     return StepRecord(head.status, head.reason, head.elapsed_s, head.warnings, evidence)
 
 
-def upgrade_schema_1(data: Mapping[str, Any]) -> dict[str, Any]:
+def upgrade_schema_1(data: Mapping[str, object]) -> dict[str, object]:
     """A schema-1 file (the first release's dicts) in schema-2 shape; the numbers are untouched."""
     out = dict(data)
-    env = dict(out.get("environment") or {})
+    raw_env = out.get("environment")
+    env = dict(raw_env) if isinstance(raw_env, Mapping) else {}
     binary = env.get("binary")
     if isinstance(binary, Mapping) and "flag_dialect" in binary:
         binary = dict(binary)
@@ -113,7 +113,7 @@ def upgrade_schema_1(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _upgrade_step(rec: Any) -> Any:
+def _upgrade_step(rec: object) -> object:
     if not isinstance(rec, Mapping):
         return rec
     rec = dict(rec)

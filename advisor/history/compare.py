@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from advisor.history.records import RunRecord
 from advisor.text import text
@@ -48,23 +48,23 @@ class Difference:
 
     kind: DifferenceKind
     fact: str
-    before: Any
-    after: Any
+    before: object
+    after: object
     message: str
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
 
 
-def run_facts(record: RunRecord) -> dict[str, Any]:
+def run_facts(record: RunRecord) -> dict[str, object]:
     """The run's facts, filled in from its step evidence and environment where facts were not stored."""
-    facts: dict[str, Any] = dict(record.facts or {})
+    facts: dict[str, object] = dict(record.facts or {})
     evidence = {s.step: s.evidence for s in record.steps}
 
-    def fill(name: str, value: Any) -> None:
+    def fill(name: str, value: object) -> None:
         if facts.get(name) is None and value is not None:
             facts[name] = value
 
@@ -85,11 +85,10 @@ def run_facts(record: RunRecord) -> dict[str, Any]:
     quick = record.config.get("quick") if isinstance(record.config, Mapping) else None
     if isinstance(quick, bool):
         fill("check.kind", "quick" if quick else "full")
-    verdict = record.verdict if isinstance(record.verdict, Mapping) else {}
-    for key in ("flags", "try_flags"):
-        argv = verdict.get(key, {}).get("argv") if isinstance(verdict.get(key), Mapping) else None
-        if isinstance(argv, list) and argv:
-            fill(key, " ".join(str(a) for a in argv))
+    verdict = record.verdict
+    for key, rec in (("flags", verdict and verdict.flags), ("try_flags", verdict and verdict.try_flags)):
+        if rec and rec.argv:
+            fill(key, " ".join(rec.argv))
     return facts
 
 
@@ -97,10 +96,9 @@ def run_flags(record: RunRecord) -> list[str]:
     """Why this run's figures are not a fair reference: "aborted"/"failed"/"running", "noisy", "throttled",
     "contended" (empty: a whole, undisturbed run)."""
     flags = [record.summary.status] if record.summary.status != "complete" else []
-    verdict = record.verdict if isinstance(record.verdict, Mapping) else {}
-    codes = [verdict.get("decided_by"), *(b.get("code") for b in verdict.get("blocking") or []
-                                         if isinstance(b, Mapping))]
-    flags += sorted({DISTURBED[c] for c in codes if isinstance(c, str) and c in DISTURBED})
+    verdict = record.verdict
+    codes = [f"{verdict.rule_id}/{verdict.branch_id}", *(b.code for b in verdict.blocking)] if verdict else []
+    flags += sorted({DISTURBED[c] for c in codes if c in DISTURBED})
     if run_facts(record).get(CONTENDED_FACT) is True:
         flags.append("contended")
     return flags
@@ -127,7 +125,7 @@ def compare_runs(before: RunRecord, after: RunRecord, lang: str = "en") -> list[
     return caveats + sorted(found, key=lambda d: order[d.kind])
 
 
-def _acceptance(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _acceptance(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     old, new = _number(a.get("acceptance.rate")), _number(b.get("acceptance.rate"))
     if old is None or new is None or abs(new - old) <= ACCEPTANCE_DROP_ABS:
         return []
@@ -137,7 +135,7 @@ def _acceptance(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[D
                        text(lang, key, old=old, new=new, step=ACCEPTANCE_DROP_ABS))]
 
 
-def _speedup(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _speedup(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     old, new = _number(a.get("ab.speedup")), _number(b.get("ab.speedup"))
     if old is None or new is None:
         return []
@@ -153,7 +151,7 @@ def _speedup(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Diff
     return []
 
 
-def _decode(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _decode(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     old, new = _number(a.get("baseline.decode_tok_s")), _number(b.get("baseline.decode_tok_s"))
     if old is None or new is None or old <= 0:
         return []
@@ -165,7 +163,7 @@ def _decode(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Diffe
                        text(lang, "compare.decode", old=old, new=new, change=change))]
 
 
-def _identity(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Difference]:
+def _identity(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
     out = []
     for fact in ("verdict", *_IDENTITY_FACTS):
         old, new = a.get(fact), b.get(fact)
@@ -177,7 +175,7 @@ def _identity(a: Mapping[str, Any], b: Mapping[str, Any], lang: str) -> list[Dif
     return out
 
 
-def _shown(fact: str, value: Any, lang: str) -> str:
+def _shown(fact: str, value: object, lang: str) -> str:
     if value is None:
         return text(lang, "compare.none")
     if fact == "verdict":

@@ -9,11 +9,12 @@ folders are compared as `RunRecord`s, as the database's runs are.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from advisor import paths
+from advisor.decide.verdict import Verdict
+from advisor.decide.verdict_json import saved_facts, verdict_from_json
 from advisor.errors import UserError
 from advisor.evidence.codec import encode
 from advisor.evidence.io import load_evidence, read_json_file
@@ -33,7 +34,8 @@ class RunData:
 
     run_dir: Path
     evidence: Evidence
-    verdict: Mapping[str, Any] | None
+    verdict: Verdict | None              # None: verdict.json is missing, the run was never decided
+    facts: Mapping[str, object] = field(default_factory=dict)  # what the verdict was decided from
 
     @property
     def is_demo(self) -> bool:
@@ -42,7 +44,7 @@ class RunData:
         return config.mode == "managed" and not config.model and not config.llama_server
 
 
-def _read(path: Path) -> Any:
+def _read(path: Path) -> object:
     try:  # bounded, UTF-8, no pipes, no absurd nesting: the evidence reader's own rules
         return read_json_file(path, what="a verdict file")
     except UserError as exc:
@@ -59,8 +61,10 @@ def load_run(run_dir: str | Path) -> RunData:
     except UserError as exc:
         raise RunFolderError(str(exc)) from exc
     verdict_path = folder / "verdict.json"
-    verdict = _read(verdict_path) if verdict_path.is_file() else None
-    return RunData(folder, evidence, verdict if isinstance(verdict, dict) else None)
+    data = _read(verdict_path) if verdict_path.is_file() else None
+    if not isinstance(data, dict):
+        return RunData(folder, evidence, None)
+    return RunData(folder, evidence, verdict_from_json(data), saved_facts(data))
 
 
 def recorded_folders(db: Path | None = None, limit: int = 1000) -> list[Path]:
@@ -99,7 +103,7 @@ def summary(run: RunData) -> RunSummary:
     engine, model, gpu = environment_columns(encode(run.evidence.environment))
     return RunSummary(run_id=run.evidence.run_id or run.run_dir.name, created_utc=run.evidence.created_utc,
                       finished_utc=None, status=run.evidence.status, app_version=run.evidence.app_version,
-                      verdict=(run.verdict or {}).get("verdict"), engine=engine, model=model, gpu=gpu,
+                      verdict=run.verdict.verdict if run.verdict else None, engine=engine, model=model, gpu=gpu,
                       run_dir=str(run.run_dir))
 
 
@@ -107,8 +111,6 @@ def to_record(run: RunData) -> RunRecord:
     """The run as a `RunRecord`, so `advisor.history.compare.compare_runs` can compare two folders."""
     records = tuple(StepRecord(step=k, status=v.status, evidence=encode(v.evidence) if v.evidence else {},
                                finished_utc="", units=0) for k, v in run.evidence.steps.items())
-    verdict = run.verdict or None
-    facts = verdict.get("facts") if verdict else None
     return RunRecord(summary=summary(run), config=encode(run.evidence.config),
-                     environment=encode(run.evidence.environment), verdict=verdict,
-                     facts=facts if isinstance(facts, Mapping) else None, steps=records)
+                     environment=encode(run.evidence.environment), verdict=run.verdict,
+                     facts=run.facts if run.verdict is not None else None, steps=records)

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from advisor.decide.verdict import Verdict
 
 NO_GPU = ""  # the GPU column of a run whose probe found no GPU (shown as "none"), beside None: not probed
 
@@ -31,7 +34,7 @@ class StepRecord:
 
     step: str
     status: str
-    evidence: Mapping[str, Any]
+    evidence: Mapping[str, object]
     finished_utc: str
     units: int
 
@@ -41,19 +44,19 @@ class RunRecord:
     """Everything stored about one run."""
 
     summary: RunSummary
-    config: Mapping[str, Any]
-    environment: Mapping[str, Any]
-    verdict: Mapping[str, Any] | None
-    facts: Mapping[str, Any] | None
+    config: Mapping[str, object]
+    environment: Mapping[str, object]
+    verdict: Verdict | None           # None: the run was not decided
+    facts: Mapping[str, object] | None
     steps: tuple[StepRecord, ...]
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     """A probe's value when it was read (an unavailable field is a {"unavailable": …} mapping)."""
     return value if isinstance(value, str) and value else None
 
 
-def _get(obj: Any, *keys: str) -> Any:
+def _get(obj: object, *keys: str) -> object:
     for key in keys:
         if not isinstance(obj, Mapping):
             return None
@@ -61,7 +64,7 @@ def _get(obj: Any, *keys: str) -> Any:
     return obj
 
 
-def environment_columns(env: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+def environment_columns(env: Mapping[str, object]) -> tuple[str | None, str | None, str | None]:
     """(engine, model, GPU) of a run's environment as the evidence encodes it, for the history's columns:
     "llama.cpp 0.6.0", the model file's or the engine's model name, the first GPU's name (None: not read;
     NO_GPU: the GPU probe ran and found none)."""

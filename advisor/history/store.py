@@ -20,6 +20,8 @@ from types import TracebackType
 from typing import Any, Literal
 
 from advisor import __version__
+from advisor.decide.verdict import Verdict
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.history.compare import Difference, compare_runs
 from advisor.history.records import RunRecord, RunSummary, StepRecord, environment_columns
 from advisor.history.schema import StoreError, connect, default_db_path
@@ -39,7 +41,7 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _dump(obj: Any) -> str:
+def _dump(obj: object) -> str:
     return json.dumps(redact(obj), ensure_ascii=False, sort_keys=True, allow_nan=False, default=str)
 
 
@@ -48,8 +50,20 @@ def _folder(run_dir: str | Path | None) -> str | None:
     return None if run_dir is None or not str(run_dir) else str(Path(run_dir).expanduser().absolute())
 
 
-def _load(text: str | None) -> Any:
+def _load(text: str | None) -> object:
     return None if text is None else json.loads(text)
+
+
+def _facts(data: object) -> Mapping[str, object] | None:
+    """The stored facts (None: not stored; a damaged column raises, as a damaged row does)."""
+    if data is None or isinstance(data, Mapping):
+        return data
+    raise TypeError(f"facts_json holds {type(data).__name__}, not an object")
+
+
+def _verdict(data: object) -> Verdict | None:
+    """The stored verdict, typed (None: the run was not decided)."""
+    return None if data is None else verdict_from_json(data)
 
 
 # What a damaged row raises when read: text that is not JSON (or nested past the parser's stack), a value of
@@ -57,7 +71,7 @@ def _load(text: str | None) -> Any:
 _DAMAGED = (ValueError, TypeError, RecursionError)
 
 
-def _dig(obj: Any, *keys: str) -> Any:
+def _dig(obj: object, *keys: str) -> object:
     for key in keys:
         if not isinstance(obj, Mapping):
             return None
@@ -111,7 +125,7 @@ class RunStore:
                 raise
             conn.execute("COMMIT")
 
-    def begin_run(self, config: Mapping[str, Any], environment: Mapping[str, Any],
+    def begin_run(self, config: Mapping[str, object], environment: Mapping[str, object],
                   run_dir: str | Path | None = None) -> str:
         """Store the run manifest before the first request; returns the new run id. `run_dir` is where the
         run's folder will be, so a run killed before its end is still found there."""
@@ -124,7 +138,7 @@ class RunStore:
             )
         return run_id
 
-    def record_environment(self, run_id: str, values: Mapping[str, Any]) -> None:
+    def record_environment(self, run_id: str, values: Mapping[str, object]) -> None:
         """Merge `values` into the run's stored environment (e.g. the model file it measures, which a resume
         compares against)."""
         with self._transaction() as conn:
@@ -137,7 +151,7 @@ class RunStore:
             merged = {**(current if isinstance(current, dict) else {}), **values}
             conn.execute("UPDATE runs SET environment_json = ? WHERE run_id = ?", (_dump(merged), run_id))
 
-    def record_unit(self, run_id: str, step: str, unit_key: str, payload: Mapping[str, Any]) -> bool:
+    def record_unit(self, run_id: str, step: str, unit_key: str, payload: Mapping[str, object]) -> bool:
         """Commit one completed measurement unit; returns False if it was already recorded.
 
         Idempotent on (run_id, step, unit_key): the first recording wins, so a replayed unit after a
@@ -159,7 +173,7 @@ class RunStore:
             )
             return cur.rowcount == 1
 
-    def completed_units(self, run_id: str, step: str) -> dict[str, Any]:
+    def completed_units(self, run_id: str, step: str) -> dict[str, Any]:  # JSON payloads each step reads itself
         """The units of `step` already committed for `run_id` (what a resume must not redo)."""
         with self._lock:
             rows = self.conn.execute(
@@ -168,7 +182,7 @@ class RunStore:
             ).fetchall()
         return {key: json.loads(payload) for key, payload in rows}
 
-    def finish_step(self, run_id: str, step: str, status: StepStatus, evidence: Mapping[str, Any]) -> None:
+    def finish_step(self, run_id: str, step: str, status: StepStatus, evidence: Mapping[str, object]) -> None:
         """Record a step's final status and evidence (replaces an earlier record of the same step)."""
         with self._transaction() as conn:
             self._require_run(conn, run_id)
@@ -178,8 +192,8 @@ class RunStore:
                 (run_id, redact_text(step), status, _dump(evidence), _now()),
             )
 
-    def finish_run(self, run_id: str, status: RunStatus, verdict: Mapping[str, Any] | None,
-                   facts: Mapping[str, Any] | None, environment: Mapping[str, Any] | None = None,
+    def finish_run(self, run_id: str, status: RunStatus, verdict: Mapping[str, object] | None,
+                   facts: Mapping[str, object] | None, environment: Mapping[str, object] | None = None,
                    run_dir: str | Path | None = None) -> None:
         """Close a run with its status, and the verdict and facts when a decision was made; the environment
         the run probed (engine, model, GPU: the history's columns) and its folder replace what `begin_run`
@@ -232,7 +246,8 @@ class RunStore:
             steps = tuple(StepRecord(step=r[0], status=r[1], evidence=json.loads(r[2]), finished_utc=r[3],
                                      units=int(r[4])) for r in step_rows)
             return RunRecord(summary=self._summary(row[:8]), config=json.loads(row[8]),
-                             environment=json.loads(row[5]), verdict=_load(row[6]), facts=_load(row[9]),
+                             environment=json.loads(row[5]), verdict=_verdict(_load(row[6])),
+                             facts=_facts(_load(row[9])),
                              steps=steps)
         except _DAMAGED as exc:
             raise StoreError(f"the history's record of run {run_id!r} is damaged ({type(exc).__name__}: "
@@ -256,11 +271,12 @@ class RunStore:
             raise StoreError(f"no run {run_id!r} in the history", hint="start it with begin_run()")
 
     @staticmethod
-    def _summary(row: tuple[Any, ...]) -> RunSummary:
+    def _summary(row: tuple[Any, ...]) -> RunSummary:  # a database row: its columns' SQL types, not Python's
         env = json.loads(row[5])
         verdict = _load(row[6])
         engine, model, gpu = environment_columns(env if isinstance(env, Mapping) else {})
         run_dir = row[7] if isinstance(row[7], str) and row[7] else None
+        word = _dig(verdict, "verdict")
         return RunSummary(run_id=row[0], created_utc=row[1], finished_utc=row[2], status=row[3],
-                          app_version=row[4], verdict=_dig(verdict, "verdict"), engine=engine, model=model, gpu=gpu,
-                          run_dir=run_dir)
+                          app_version=row[4], verdict=word if isinstance(word, str) else None, engine=engine,
+                          model=model, gpu=gpu, run_dir=run_dir)

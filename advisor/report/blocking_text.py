@@ -3,31 +3,20 @@ advisor/decide/blocking.py): each reason with what to do, in the reader's langua
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from advisor.report.strings import text, verdict_lines
+from advisor.report.tree import ReportVerdict
 
 # How advisor/decide/verdict.py starts the `because` lines that join several withholding reasons in one
 WITHHELD_PREFIXES = ("ENABLE withheld: ", "暂不建议开启：", "The A/B favours speculation, but", "A/B 倾向于推测解码")
 
 
-def blocking_items(verdict: Mapping[str, Any], lang: str) -> list[tuple[str, str]]:
+def blocking_items(verdict: ReportVerdict, lang: str) -> list[tuple[str, str]]:
     """(reason, remedy) per withholding reason, in the tree's order; empty for a verdict that has none (or an
     older run's verdict, written before the list existed)."""
-    out = []
-    for item in verdict.get("blocking") or []:
-        if not isinstance(item, Mapping):
-            continue
-        zh = lang == "zh"
-        reason = str((item.get("reason_zh") if zh else None) or item.get("reason") or "")
-        remedy = str((item.get("remedy_zh") if zh else None) or item.get("remedy") or "")
-        if reason:
-            out.append((reason, remedy))
-    return out
+    return [(reason, remedy) for reason, remedy in (item.text(lang) for item in verdict.blocking) if reason]
 
 
-def other_because(verdict: Mapping[str, Any], lang: str) -> list[str]:
+def other_because(verdict: ReportVerdict, lang: str) -> list[str]:
     """The verdict's `because` lines that the blocking list does not already say."""
     items = blocking_items(verdict, lang)
     listed = {reason for reason, _ in items}
@@ -37,14 +26,14 @@ def other_because(verdict: Mapping[str, Any], lang: str) -> list[str]:
             if line not in listed and not line.startswith(joined)]
 
 
-def assumptions_line(verdict: Mapping[str, Any], lang: str) -> str | None:
+def assumptions_line(verdict: ReportVerdict, lang: str) -> str | None:
     """One line naming what the prediction assumed for facts not given (None when it assumed nothing); the
     verdict writes them in each language (`assumptions_zh`), an older verdict in English only."""
-    items = verdict_lines(verdict, "assumptions", lang)
+    items = verdict.lines("assumptions", lang)
     return text(lang, "assumptions.line", items=("；" if lang == "zh" else "; ").join(items)) if items else None
 
 
-def blocking_lines(verdict: Mapping[str, Any], lang: str, indent: str = "  ") -> list[str]:
+def blocking_lines(verdict: ReportVerdict, lang: str, indent: str = "  ") -> list[str]:
     """The list as terminal lines: a title, then `1. reason` and `→ what to do: remedy` under each."""
     items = blocking_items(verdict, lang)
     if not items:

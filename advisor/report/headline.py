@@ -6,27 +6,32 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
+
+from advisor.report.tree import Headline
+
+if TYPE_CHECKING:  # light on imports: the verdict module is the caller's
+    from advisor.decide.verdict import Verdict
 
 
-def _num(value: Any) -> float | None:
+def finite(value: object) -> float | None:
+    """A finite float, or None for anything else (bools, strings, NaN, missing)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value) if math.isfinite(value) else None
 
 
-def headline(verdict: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+def headline(verdict: Verdict | None, facts: Mapping[str, object]) -> Headline:
     """The expected speedup to show under the verdict: measured A/B when there is one, else the prediction."""
-    speedup = _num(facts.get("ab.speedup"))
+    speedup = finite(facts.get("ab.speedup"))
     if speedup is not None:
-        return {"source": "measured", "speedup": speedup, "ci_low": _num(facts.get("ab.ci_low")),
-                "ci_high": _num(facts.get("ab.ci_high")), "n_prompts": _num(facts.get("ab.n_prompts")),
-                "level": _num(facts.get("ab.ci_level"))}
-    predicted = _num(verdict.get("predicted_speedup"))
-    if predicted is not None:
+        return Headline(source="measured", speedup=speedup, ci_low=finite(facts.get("ab.ci_low")),
+                        ci_high=finite(facts.get("ab.ci_high")), n_prompts=finite(facts.get("ab.n_prompts")),
+                        level=finite(facts.get("ab.ci_level")))
+    band = verdict.prediction_interval if verdict is not None else None
+    if verdict is not None and (predicted := finite(verdict.predicted_speedup)) is not None:
         # a prediction's interval is a predictive one (how far a measurement may fall), at the policy's level
-        source = "prior" if verdict.get("prediction_is_prior") else "predicted"
-        return {"source": source, "speedup": predicted, "ci_low": _num(verdict.get("predicted_speedup_low")),
-                "ci_high": _num(verdict.get("predicted_speedup_high")), "n_prompts": None,
-                "level": _num(verdict.get("prediction_level")), "claim": verdict.get("prediction_claim")}
-    return {"source": None, "speedup": None, "ci_low": None, "ci_high": None, "n_prompts": None}
+        return Headline(source="prior" if verdict.prediction_is_prior else "predicted", speedup=predicted,
+                        ci_low=finite(band.low) if band else None, ci_high=finite(band.high) if band else None,
+                        level=finite(band.level) if band else None, claim=band.claim if band else None)
+    return Headline()

@@ -3,65 +3,63 @@ Markdown and HTML reports, the CLI summary and the GUI's verdict view."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from advisor.evidence.schema import Evidence
 from advisor.report.series import num
 from advisor.report.strings import fmt_speedup, text
-from advisor.text import LANGS
+from advisor.report.tree import ReconcileSection
 from advisor.text.message import render_all
 
 
-def reconciliation_section(evidence: Evidence | None) -> dict[str, Any] | None:
-    """The reconciliation of a check's evidence as plain JSON values; None for a report made from facts alone.
+def reconciliation_section(evidence: Evidence | None) -> ReconcileSection | None:
+    """The reconciliation of a check's evidence; None for a report made from facts alone.
 
-    A check that measured no acceptance has no prediction: the section is then `{"predicted_speedup": None}`,
-    so every check's report still says whether the model could be compared with the A/B.
+    A check that measured no acceptance has no prediction: the section then has no `predicted_speedup`, so
+    every check's report still says whether the model could be compared with the A/B.
     """
     if evidence is None:
         return None
     rec = evidence.reconciliation
     if rec is None:
-        return {"predicted_speedup": None, "measured_speedup": num(evidence.ab.speedup) if evidence.ab else None}
-    return {"predicted_speedup": num(rec.predicted_speedup), "measured_speedup": num(rec.measured_speedup),
-            "relative_error": num(rec.relative_error), "gamma": rec.gamma, "alpha": num(rec.alpha),
-            "tokens_per_step": num(rec.tokens_per_step), "verify_ratio": num(rec.verify_ratio),
-            "draft_cost_ratio": num(rec.draft_cost_ratio), "overhead_ratio": num(rec.overhead_ratio),
-            "plain_step_ms": num(rec.plain_step_ms), "priors": list(render_all(rec.priors, "en")),
-            **{f"priors_{lang}": list(render_all(rec.priors, lang)) for lang in LANGS if lang != "en"}}
+        return ReconcileSection(measured_speedup=num(evidence.ab.speedup) if evidence.ab else None)
+    return ReconcileSection(
+        predicted_speedup=num(rec.predicted_speedup), measured_speedup=num(rec.measured_speedup),
+        relative_error=num(rec.relative_error), gamma=rec.gamma, alpha=num(rec.alpha),
+        tokens_per_step=num(rec.tokens_per_step), verify_ratio=num(rec.verify_ratio),
+        draft_cost_ratio=num(rec.draft_cost_ratio), overhead_ratio=num(rec.overhead_ratio),
+        plain_step_ms=num(rec.plain_step_ms), priors=render_all(rec.priors, "en"),
+        priors_zh=render_all(rec.priors, "zh"))
 
 
-def _ratio(value: Any) -> str:
-    return f"{value:.2f}×" if isinstance(value, int | float) else "—"
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}×"
 
 
-def reconciliation_sentences(section: Mapping[str, Any] | None, lang: str) -> list[str]:
+def reconciliation_sentences(section: ReconcileSection | None, lang: str) -> list[str]:
     """What the model predicted for the measured setup, from which terms, and how far the A/B was from it."""
-    if not section:
+    if section is None:
         return []
-    predicted = section.get("predicted_speedup")
+    predicted = section.predicted_speedup
     if predicted is None:
         return [text(lang, "reconcile.none")]
-    tau, plain = section.get("tokens_per_step"), section.get("plain_step_ms")
+    tau, plain = section.tokens_per_step, section.plain_step_ms
     if tau is None or plain is None:  # evidence written before the reconciliation carried the model's terms
         return [text(lang, "reconcile.predicted_bare", predicted=fmt_speedup(predicted)), *_after(section, lang)]
-    terms = text(lang, "reconcile.terms", gamma=section.get("gamma") or "—", tau=f"{tau:.2f}",
-                 verify=_ratio(section.get("verify_ratio")), draft=_ratio(section.get("draft_cost_ratio")),
-                 overhead=_ratio(section.get("overhead_ratio")), plain=f"{plain:.1f}")
+    terms = text(lang, "reconcile.terms", gamma=section.gamma or "—", tau=f"{tau:.2f}",
+                 verify=_ratio(section.verify_ratio), draft=_ratio(section.draft_cost_ratio),
+                 overhead=_ratio(section.overhead_ratio), plain=f"{plain:.1f}")
     return [text(lang, "reconcile.predicted", predicted=fmt_speedup(predicted), terms=terms), *_after(section, lang)]
 
 
-def _after(section: Mapping[str, Any], lang: str) -> list[str]:
+def _after(section: ReconcileSection, lang: str) -> list[str]:
     """The measured A/B beside the prediction (or that there is none), then what the prediction assumed."""
     lines = []
-    measured, err = section.get("measured_speedup"), section.get("relative_error")
+    measured, err = section.measured_speedup, section.relative_error
     if measured is not None and err is not None:
         lines.append(text(lang, "reconcile.measured", measured=fmt_speedup(measured), err=err))
     else:
         lines.append(text(lang, "reconcile.unmeasured"))
-    if section.get("priors"):
-        local = section.get(f"priors_{lang}") if lang != "en" else None  # absent in an older report
-        priors = [str(p) for p in (local if isinstance(local, list) else section["priors"])]
+    if section.priors:
+        local = section.priors_zh if lang == "zh" and len(section.priors_zh) == len(section.priors) else ()
+        priors = list(local or section.priors)
         lines.append(text(lang, "reconcile.priors", priors=("；" if lang == "zh" else "; ").join(priors)))
     return lines

@@ -8,9 +8,8 @@ opening the report tells no one that it was opened.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from html import escape
-from typing import Any
 
 from advisor.report.blocking_text import (
     assumptions_line,
@@ -18,13 +17,11 @@ from advisor.report.blocking_text import (
     other_because,
 )
 from advisor.report.html_style import CSS
-from advisor.report.model import validate_report
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.render_json import script_safe_json
 from advisor.report.results import localized
 from advisor.report.strings import (
     concurrency_line,
-    entry_text,
     fmt_speedup,
     fmt_value,
     guard_name,
@@ -40,13 +37,14 @@ from advisor.report.strings import (
     verdict_lines,
 )
 from advisor.report.svg import chart_svg
+from advisor.report.tree import Flag, GuardRow, Report, StepSummary
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _HTML_LANG = {"en": "en", "zh": "zh-CN"}
 
 
-def e(value: Any) -> str:
+def e(value: object) -> str:
     """Escape any value for HTML text or a quoted attribute."""
     return escape(str(value), quote=True)
 
@@ -55,18 +53,18 @@ def _list(items: Iterable[str]) -> str:
     return "<ul>" + "".join(f"<li>{e(i)}</li>" for i in items) + "</ul>"
 
 
-def _kv_table(rows: Mapping[str, Any], lang: str) -> str:
+def _kv_table(rows: Mapping[str, object], lang: str) -> str:
     body = "".join(f'<tr><td class="k">{e(k)}</td><td>{e(fmt_value(v, lang))}</td></tr>' for k, v in rows.items())
     return f"<table>{body}</table>" if body else ""
 
 
-def _hero(report: Mapping[str, Any], lang: str) -> str:
-    word = report["verdict"]["verdict"]
-    head = report["headline"]
+def _hero(report: Report, lang: str) -> str:
+    word = report.verdict.verdict
+    head = report.headline
     detail = speedup_line(head, lang)
     # a prior-only expectation is never the big number: it says what is typical, not what this machine did
-    shown = head.get("speedup") is not None and head.get("source") != "prior"
-    big = f'<span class="big">{e(fmt_speedup(head["speedup"]))}</span>' if shown else ""
+    shown = head.speedup is not None and head.source != "prior"
+    big = f'<span class="big">{e(fmt_speedup(head.speedup))}</span>' if shown else ""
     typical = typical_line(head, lang)
     below = f'<p class="muted">{e(typical)}</p>' if typical else ""
     return (f'<section class="hero v-{e(word)}"><span class="pill">{e(word)}</span>'
@@ -75,38 +73,38 @@ def _hero(report: Mapping[str, Any], lang: str) -> str:
             f'<p class="speedup">{big}<span class="detail">{e(detail)}</span></p>{below}</section>')
 
 
-def _flags(flags: list[dict[str, str]], lang: str) -> str:
+def _flags(flags: Sequence[Flag], lang: str) -> str:
     if not flags:
         return f'<p class="muted">{e(text(lang, "flags.none"))}</p>'
     out = []
     for f in flags:
         lines = []
-        if f["engine"] or f["label"]:
-            lines.append('<span class="c"># ' + e(" — ".join(p for p in (f["engine"], f["label"]) if p)) + "</span>")
-        if f["command"]:
-            lines.append(e(f["command"]))
-        if f["command"] or lines:
+        if f.engine or f.label:
+            lines.append('<span class="c"># ' + e(" — ".join(p for p in (f.engine, f.label) if p)) + "</span>")
+        if f.command:
+            lines.append(e(f.command))
+        if f.command or lines:
             out.append("<pre><code>" + "\n".join(lines) + "</code></pre>")
-        if f["steps"]:
-            out.append("<ol>" + "".join(f"<li>{e(step)}</li>" for step in f["steps"]) + "</ol>")
-        if f["notes"]:
-            out.append(f'<div class="muted">{_list(f["notes"])}</div>')
+        if f.steps:
+            out.append("<ol>" + "".join(f"<li>{e(step)}</li>" for step in f.steps) + "</ol>")
+        if f.notes:
+            out.append(f'<div class="muted">{_list(f.notes)}</div>')
     return "".join(out)
 
 
-def _decision(report: Mapping[str, Any], lang: str) -> str:
-    v = report["verdict"]
-    if not v["flags"] and v.get("try_flags"):  # nothing confirmed: the measured settings, to try
-        cards = [f'<div class="card wide"><h3>{e(text(lang, "try.label"))}</h3>{_flags(v["try_flags"], lang)}'
+def _decision(report: Report, lang: str) -> str:
+    v = report.verdict
+    if not v.flags and v.try_flags:  # nothing confirmed: the measured settings, to try
+        cards = [f'<div class="card wide"><h3>{e(text(lang, "try.label"))}</h3>{_flags(v.try_flags, lang)}'
                  f'<p class="muted">{e(text(lang, "try.why"))}</p></div>']
     else:
-        cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v["flags"], lang)}</div>']
-    if v.get("measured_with"):
-        measured = text(lang, "verdict.measured_with", settings=v["measured_with"])
+        cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v.flags, lang)}</div>']
+    if v.measured_with:
+        measured = text(lang, "verdict.measured_with", settings=v.measured_with)
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
-    if cutoff := concurrency_line(report["facts"], lang):
+    if cutoff := concurrency_line(report.facts, lang):
         cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')
-    if shape := holds_for_line(report["facts"], lang):
+    if shape := holds_for_line(report.facts, lang):
         cards.insert(0, f'<div class="card wide"><p>{e(shape)}</p></div>')
     if because := other_because(v, lang):
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.because"))}</h3>{_list(because)}</div>')
@@ -121,8 +119,8 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
                      f'{_list(warnings)}</div>')
     if caveats := verdict_lines(v, "caveats", lang):
         cards.append(f'<div class="card wide"><h3>{e(text(lang, "section.caveats"))}</h3>{_list(caveats)}</div>')
-    if v["missing_facts"]:
-        items = "".join(f"<li><code>{e(m)}</code></li>" for m in v["missing_facts"])
+    if v.missing_facts:
+        items = "".join(f"<li><code>{e(m)}</code></li>" for m in v.missing_facts)
         cards.append(f'<div class="card"><h3>{e(text(lang, "section.missing"))}</h3>'
                      f'<p class="muted">{e(text(lang, "missing.hint"))}</p><ul>{items}</ul></div>')
     if instead := verdict_lines(v, "alternatives", lang):
@@ -131,28 +129,28 @@ def _decision(report: Mapping[str, Any], lang: str) -> str:
     return '<div class="grid">' + "".join(cards) + "</div>"
 
 
-def _by_task(report: Mapping[str, Any], lang: str) -> str:
-    task = report.get("by_task") or {}
-    rows = [r for r in task.get("rows") or [] if r.get("n_pairs") or r.get("acceptance_rate") is not None]
+def _by_task(report: Report, lang: str) -> str:
+    task = report.by_task
+    rows = [r for r in task.rows if r.n_pairs or r.acceptance_rate is not None]
     if not rows:
         return ""
     keys = ("category", "pairs", "speedup", "ci", "label", "acceptance")
     head = "".join(f"<th>{e(text(lang, 'by_task.' + k))}</th>" for k in keys)
     body = []
     for r in rows:
-        ci = f"{fmt_speedup(r['ci_low'])} – {fmt_speedup(r['ci_high'])}" if r["ci_low"] is not None else "—"
-        rate = f"{r['acceptance_rate']:.0%}" if r.get("acceptance_rate") is not None else "—"
-        state = {"gain": "pass", "no-gain": "fail"}.get(r["label"], "unknown")
-        cells = (row_name(r, lang), str(r["n_pairs"]), fmt_speedup(r["speedup"]), ci)
+        ci = f"{fmt_speedup(r.ci_low)} – {fmt_speedup(r.ci_high)}" if r.ci_low is not None else "—"
+        rate = f"{r.acceptance_rate:.0%}" if r.acceptance_rate is not None else "—"
+        state = {"gain": "pass", "no-gain": "fail"}.get(r.label, "unknown")
+        cells = (row_name(r, lang), str(r.n_pairs), fmt_speedup(r.speedup), ci)
         body.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells)
-                    + f'<td class="res {state}">{e(text(lang, "by_task." + r["label"]))}</td><td>{e(rate)}</td></tr>')
+                    + f'<td class="res {state}">{e(text(lang, "by_task." + r.label))}</td><td>{e(rate)}</td></tr>')
     return (f'<h2>{e(text(lang, "section.by_task"))}</h2><div class="card"><p>{e(mix_line(task, lang))}</p>'
             f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
             f'<p class="muted">{e(text(lang, "by_task.hint"))}</p></div>')
 
 
-def _results(report: Mapping[str, Any], lang: str) -> str:
-    header, cells, note = localized(report.get("results"), lang)
+def _results(report: Report, lang: str) -> str:
+    header, cells, note = localized(report.results, lang)
     if not cells:
         return ""
     head = "".join(f"<th>{e(h)}</th>" for h in header)
@@ -162,22 +160,22 @@ def _results(report: Mapping[str, Any], lang: str) -> str:
             f'<p class="muted">{e(note)}</p></div>')
 
 
-def _tuner(report: Mapping[str, Any], lang: str) -> str:
-    section = report.get("tuner")
+def _tuner(report: Report, lang: str) -> str:
+    section = report.tuner
     if not section:
         return ""
     header, rows = tuner_table(section, lang)
     head = "".join(f"<th>{e(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>" for r in rows)
-    charts = "".join(svg for c in section.get("charts") or [] if (svg := chart_svg(c, lambda key: text(lang, key))))
+    charts = "".join(svg for c in section.charts if (svg := chart_svg(c, lambda key: text(lang, key))))
     return (f'<h2>{e(text(lang, "section.tuner"))}</h2><div class="card">'
             + "".join(f"<p>{e(line)}</p>" for line in tuner_sentences(section, lang))
             + f'<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{charts}'
             f'<p class="muted">{e(text(lang, "tuner.hint"))}</p></div>')
 
 
-def _reconcile(report: Mapping[str, Any], lang: str) -> str:
-    lines = reconciliation_sentences(report.get("reconciliation"), lang)
+def _reconcile(report: Report, lang: str) -> str:
+    lines = reconciliation_sentences(report.reconciliation, lang)
     if not lines:
         return ""
     return (f'<h2>{e(text(lang, "section.reconcile"))}</h2><div class="card">'
@@ -185,15 +183,16 @@ def _reconcile(report: Mapping[str, Any], lang: str) -> str:
             + f'<p class="muted">{e(text(lang, "reconcile.hint"))}</p></div>')
 
 
-def _trace(report: Mapping[str, Any], lang: str) -> str:
+def _trace(report: Report, lang: str) -> str:
     keys = ("rule", "branch", "fact", "op", "expected", "actual")
     rows = []
-    for row in report["verdict"]["trace"]:
+    for row in report.verdict.trace:
         outcome = trace_outcome(row)
         # a condition that decided is coloured by where it led: a withheld or negative verdict is not "green"
-        state = {"reason": "fail" if row.get("leads_to") in ("SKIP", "INCONCLUSIVE") else "pass",
+        state = {"reason": "fail" if row.leads_to in ("SKIP", "INCONCLUSIVE") else "pass",
                  "holds": "unknown", "clear": "muted"}.get(outcome, "unknown")
-        cells = "".join(f"<td>{e(fmt_value(row.get(k), lang))}</td>" for k in keys)
+        values = (row.rule, row.branch, row.fact, row.op, row.expected, row.actual)
+        cells = "".join(f"<td>{e(fmt_value(v, lang))}</td>" for v in values)
         rows.append(f'<tr>{cells}<td class="res {state}">{e(trace_word(row, lang))}</td></tr>')
     if not rows:
         body = f'<p class="muted">{e(text(lang, "trace.empty"))}</p>'
@@ -203,45 +202,45 @@ def _trace(report: Mapping[str, Any], lang: str) -> str:
     return f'<h2>{e(text(lang, "section.trace"))}</h2><div class="card">{body}</div>'
 
 
-def _guard_row(guard: Mapping[str, Any], lang: str) -> str:
+def _guard_row(guard: GuardRow, lang: str) -> str:
     # A guard that could not be checked (no GPU, unknown power source) is shown as unknown, not failed.
-    state = "pass" if guard["passed"] is True else "fail" if guard["passed"] is False else "unknown"
-    return (f'<tr><td class="k">{e(guard_name(lang, guard["name"]))}</td><td class="res {state}">'
-            f'{e(text(lang, "guard." + state))}</td><td>{e(entry_text(guard, "detail", lang))}</td></tr>')
+    state = "pass" if guard.passed is True else "fail" if guard.passed is False else "unknown"
+    return (f'<tr><td class="k">{e(guard_name(lang, guard.name))}</td><td class="res {state}">'
+            f'{e(text(lang, "guard." + state))}</td><td>{e(guard.text(lang))}</td></tr>')
 
 
-def _step(step: Mapping[str, Any], lang: str) -> str:
-    status = step["status"]
-    elapsed = "" if step["elapsed_s"] is None else text(lang, "step.elapsed", seconds=f"{step['elapsed_s']:.1f}")
-    parts = [f'<div class="step-head"><h3>{e(text(lang, "step." + step["id"]))}'
+def _step(step: StepSummary, lang: str) -> str:
+    status = step.status
+    elapsed = "" if step.elapsed_s is None else text(lang, "step.elapsed", seconds=f"{step.elapsed_s:.1f}")
+    parts = [f'<div class="step-head"><h3>{e(text(lang, "step." + step.id))}'
              f'<span class="badge {e(status)}">{e(text(lang, "status." + status))}</span></h3>'
              f'<span class="muted">{e(elapsed)}</span></div>']
-    if step.get("reason"):
-        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(entry_text(step, "reason", lang))}</p>')
-    if step["warnings"]:
-        shown = (entry_text(w, "message", lang) for w in step["warnings"])
+    if (reason := step.reason_in(lang)):
+        parts.append(f'<p class="muted">{e(text(lang, "step.reason"))}: {e(reason)}</p>')
+    if step.warnings:
+        shown = (w.text(lang) for w in step.warnings)
         parts.append('<div class="card warn">' + _list(shown) + "</div>")
-    parts.append(_kv_table(step["values"], lang))
-    if step["guards"]:
-        rows = "".join(_guard_row(g, lang) for g in step["guards"])
+    parts.append(_kv_table(step.values, lang))
+    if step.guards:
+        rows = "".join(_guard_row(g, lang) for g in step.guards)
         parts.append(f'<h3 style="margin-top:14px">{e(text(lang, "step.guards"))}</h3><table>{rows}</table>')
-    charts = [svg for c in step["charts"] if (svg := chart_svg(c, lambda key: text(lang, key)))]
+    charts = [svg for c in step.charts if (svg := chart_svg(c, lambda key: text(lang, key)))]
     if charts:
         parts.append('<div class="charts">' + "".join(f"<figure>{s}</figure>" for s in charts)
                      + "</div>")
     return '<div class="card wide">' + "".join(parts) + "</div>"
 
 
-def _steps(report: Mapping[str, Any], lang: str) -> str:
-    inner = "".join(_step(s, lang) for s in report["steps"]) or (
+def _steps(report: Report, lang: str) -> str:
+    inner = "".join(_step(s, lang) for s in report.steps) or (
         f'<div class="card wide muted">{e(text(lang, "step.none"))}</div>')
     return f'<h2>{e(text(lang, "section.steps"))}</h2><div class="grid">{inner}</div>'
 
 
-def _environment(report: Mapping[str, Any], lang: str) -> str:
+def _environment(report: Report, lang: str) -> str:
     cards = "".join(f'<div class="card"><h3>{e(text(lang, "env." + section))}</h3>{_kv_table(rows, lang)}</div>'
-                    for section, rows in report["environment"].items())
-    facts = report["facts"]
+                    for section, rows in report.environment.items())
+    facts = report.facts
     facts_html = (f'<h2>{e(text(lang, "section.facts"))}</h2><div class="card"><details><summary>'
                   f'{e(text(lang, "section.facts"))} ({len(facts)})</summary><p class="muted">'
                   f'{e(text(lang, "facts.hint"))}</p>{_kv_table(facts, lang)}</details></div>') if facts else ""
@@ -249,21 +248,20 @@ def _environment(report: Mapping[str, Any], lang: str) -> str:
     return env_html + facts_html
 
 
-def _partial(report: Mapping[str, Any], lang: str) -> str:
-    status = (report.get("run") or {}).get("status")
-    if status in (None, "complete"):
+def _partial(report: Report, lang: str) -> str:
+    status = report.run.status
+    if status is None or status == "complete":
         return ""
     said = text(lang, "run.partial", status=status_word(lang, status))
     return f'<div class="card warn wide" style="margin-bottom:16px">{e(said)}</div>'
 
 
-def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
+def render_html(report: Report, lang: str = "en") -> str:
     """The whole report as a standalone HTML document in `lang` ("en" or "zh")."""
-    validate_report(dict(report))
-    word = report["verdict"]["verdict"]
+    word = report.verdict.verdict
     meta = [f"<b>{e(text(lang, 'meta.app'))}</b> · {e(text(lang, 'title'))}"]
-    meta_right = " · ".join(e(x) for x in (report.get("run_id"), report.get("created_utc")) if x)
-    privacy = text(lang, "privacy.included" if report.get("includes_prompts") else "privacy.excluded")
+    meta_right = " · ".join(e(x) for x in (report.run_id, report.created_utc) if x)
+    privacy = text(lang, "privacy.included" if report.includes_prompts else "privacy.excluded")
     return (
         f'<!doctype html>\n<html lang="{_HTML_LANG.get(lang, "en")}"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
@@ -274,7 +272,7 @@ def render_html(report: Mapping[str, Any], lang: str = "en") -> str:
         f"{_hero(report, lang)}{_partial(report, lang)}{_decision(report, lang)}{_results(report, lang)}"
         f"{_by_task(report, lang)}{_tuner(report, lang)}{_reconcile(report, lang)}"
         f"{_steps(report, lang)}{_trace(report, lang)}{_environment(report, lang)}"
-        f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.get('app_version', '?')))}"
+        f"<footer><p>{e(privacy)}</p><p>{e(text(lang, 'footer.generated', version=report.app_version or '?'))}"
         f" {e(text(lang, 'footer.embedded'))}</p></footer></main>\n"
         f'<script type="application/json" id="report-data">{script_safe_json(report)}</script>\n'
         "</body></html>\n"

@@ -1,22 +1,21 @@
-"""Parts of the canonical report: environment summary, step summaries, the normalised verdict, headline."""
+"""Parts of the canonical report: environment summary, step summaries, the verdict section, headline."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping
 from pathlib import PurePath
-from typing import Any
 
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
 from advisor.evidence.steps import Guard
 from advisor.report.headline import headline as headline  # re-exported: the report's parts live here
 from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
-from advisor.text import LANGS
-from advisor.text.message import Message, render
+from advisor.report.tree import ByTask, GuardRow, Json, StepNote, StepSummary, TaskRow, TunerMethod, TunerSection
+from advisor.report.verdict_view import report_verdict as report_verdict
+from advisor.text.message import render
 from advisor.tune.summary import tuner_summary
 
-VERDICTS = ("ENABLE", "SKIP", "INCONCLUSIVE")
 STEP_ORDER = ("preflight", "baseline", "acceptance", "verify", "tune", "batch", "ab")
 ENV_SECTIONS = ("gpu", "host", "engine", "model")
 # Identity details that let a shared report point at one person's machine (reliability.md §6.2).
@@ -24,17 +23,16 @@ _PRIVATE_KEYS = frozenset({"uuid", "serial", "hostname", "host_name", "node", "u
                            "pci_bus_id", "processes", "home", "cwd", "mac", "base_url", "engine_url", "engine_url_b"})
 _PATH_KEYS = frozenset({"model", "path", "model_path", "binary", "file", "draft_model"})
 _MAX_ROWS = 24
-TRACE_KEYS = ("rule", "branch", "fact", "op", "expected", "actual", "passed", "outcome", "leads_to")
 # Keys that carry prompt or model-output text anywhere inside step evidence.
 PROMPT_KEYS = frozenset({"prompt", "prompts", "text", "output", "outputs", "content", "messages",
                          "completion", "completions", "response", "responses", "system_prompt"})
 
 
-def _m(value: Any) -> Mapping[str, Any]:
+def _m(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _scalar(key: str, value: Any) -> Any:
+def _scalar(key: str, value: object) -> Json:
     if isinstance(value, Mapping) and "unavailable" in value:
         return f"n/a ({value.get('unavailable')})"
     if isinstance(value, str) and (key in _PATH_KEYS or key.endswith("_path")) and ("/" in value or "\\" in value):
@@ -44,7 +42,7 @@ def _scalar(key: str, value: Any) -> Any:
     return None
 
 
-def _flatten(obj: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
+def _flatten(obj: Mapping[str, object], prefix: str, out: dict[str, Json]) -> None:
     for key, value in obj.items():
         if str(key).lower() in _PRIVATE_KEYS or len(out) >= _MAX_ROWS:
             continue
@@ -58,19 +56,19 @@ def _flatten(obj: Mapping[str, Any], prefix: str, out: dict[str, Any]) -> None:
             out[name] = clean
 
 
-def environment_summary(evidence: Evidence | None, facts: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def environment_summary(evidence: Evidence | None, facts: Mapping[str, object]) -> dict[str, dict[str, Json]]:
     """Per section (gpu, host, engine, model, settings) the scalar details worth showing, identity removed."""
     env = _m(encode(evidence.environment)) if evidence is not None else {}
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, dict[str, Json]] = {}
     for section in ENV_SECTIONS:
-        rows: dict[str, Any] = {}
+        rows: dict[str, Json] = {}
         _flatten(_m(env.get(section)), "", rows)
         if not rows:  # a report from a facts file: show the facts of that section instead
             rows = {k.split(".", 1)[1]: v for k, v in facts.items()
                     if k.startswith(section + ".") and _scalar(k, v) is not None}
         if rows:
             out[section] = rows
-    settings: dict[str, Any] = {}
+    settings: dict[str, Json] = {}
     if evidence is not None:
         _flatten(_m(encode(evidence.config)), "", settings)
     if settings:
@@ -80,12 +78,12 @@ def environment_summary(evidence: Evidence | None, facts: Mapping[str, Any]) -> 
     return out
 
 
-def arms_rows(evidence: Evidence) -> dict[str, Any]:
+def arms_rows(evidence: Evidence) -> dict[str, Json]:
     """How a managed check ran its arms: mode and why, the tightest device's budget, the servers it started."""
     plan = evidence.arms
     if plan is None:
         return {}
-    rows: dict[str, Any] = {"mode": plan.mode, "requested": plan.requested, "reason": plan.reason_code,
+    rows: dict[str, Json] = {"mode": plan.mode, "requested": plan.requested, "reason": plan.reason_code,
                             "budgeted_on": plan.where}
     short = [d for d in plan.devices if not d.dual_fits]
     device = short[0] if short else (plan.devices[0] if plan.devices else None)
@@ -98,18 +96,13 @@ def arms_rows(evidence: Evidence) -> dict[str, Any]:
     return rows
 
 
-def _texts(key: str, message: Message) -> dict[str, str]:
-    """`message` under `key` in English and beside it in each other language (`message_zh`)."""
-    return {key: render(message, "en"), **{f"{key}_{lang}": render(message, lang) for lang in LANGS if lang != "en"}}
-
-
 def _guards(evidence: object) -> Mapping[str, Guard]:
     """The guards a step's evidence carries (preflight, the A/B), by name; none for the other steps."""
     guards = getattr(evidence, "guards", None)
     return {str(k): g for k, g in guards.items() if isinstance(g, Guard)} if isinstance(guards, Mapping) else {}
 
 
-def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> list[dict[str, Any]]:
+def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) -> tuple[StepSummary, ...]:
     """One entry per step in protocol order: status, reason, timing, warnings, scalar results, charts."""
     steps = evidence.steps if evidence is not None else {}
     ordered = [s for s in STEP_ORDER if s in steps] + sorted(s for s in steps if s not in STEP_ORDER)
@@ -118,44 +111,48 @@ def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) 
         rec = steps[step_id]
         ev = _m(encode(rec.evidence)) if rec.evidence is not None else {}
         if not include_prompts:
-            ev = strip_prompts(ev)
+            ev = _m(strip_prompts(ev))
         values = {str(k): v for k, v in ev.items() if v is None or isinstance(v, str | int | float | bool)}
-        guards = [{"name": str(name), "passed": g.passed, **_texts("detail", g.detail)}
-                  for name, g in _guards(rec.evidence).items()]
-        warnings = [{"code": w.code.value, **_texts("message", w.message)} for w in rec.warnings]
-        reason = _texts("reason", rec.reason) if rec.reason is not None else {"reason": None}
-        out.append({"id": str(step_id), "status": rec.status, **reason, "elapsed_s": num(rec.elapsed_s),
-                    "warnings": warnings, "values": values, "guards": guards,
-                    "charts": charts_for_step(rec.evidence), "evidence": dict(ev)})
-    return out
+        guards = tuple(GuardRow(name=str(name), passed=g.passed, detail=render(g.detail, "en"),
+                                detail_zh=render(g.detail, "zh")) for name, g in _guards(rec.evidence).items())
+        warnings = tuple(StepNote(w.code.value, render(w.message, "en"), render(w.message, "zh"))
+                         for w in rec.warnings)
+        reason = rec.reason
+        out.append(StepSummary(id=str(step_id), status=rec.status,
+                               reason=render(reason, "en") if reason is not None else None,
+                               reason_zh=render(reason, "zh") if reason is not None else None,
+                               elapsed_s=num(rec.elapsed_s), warnings=warnings, values=values, guards=guards,
+                               charts=tuple(charts_for_step(rec.evidence)), evidence=dict(ev)))
+    return tuple(out)
 
 
-def by_task(evidence: Evidence | None) -> dict[str, Any]:
+def by_task(evidence: Evidence | None) -> ByTask:
     """Speedup per kind of task beside the pooled verdict, with each category's acceptance, and the mix."""
     if evidence is None:
-        return {"rows": [], "mix_requested": {}, "mix_realised": {}, "mix_short": []}
+        return ByTask()
     ab, acc = evidence.ab, evidence.acceptance
     cats = sorted(set(ab.per_category if ab else {}) | set(acc.per_category if acc else {}))
     rows = []
     for cat in cats:
         speed = ab.per_category.get(cat) if ab else None
         rate = acc.per_category.get(cat) if acc else None
-        rows.append({"category": cat, "n_pairs": speed.n_pairs if speed else 0,
-                     "speedup": speed.speedup if speed else None, "ci_low": speed.ci_low if speed else None,
-                     "ci_high": speed.ci_high if speed else None, "label": speed.label if speed else "too-few",
-                     "acceptance_rate": rate.rate if rate else None})
+        rows.append(TaskRow(category=cat, n_pairs=speed.n_pairs if speed else 0,
+                            speedup=num(speed.speedup) if speed else None,
+                            ci_low=num(speed.ci_low) if speed else None, ci_high=num(speed.ci_high) if speed else None,
+                            label=speed.label if speed else "too-few",
+                            acceptance_rate=num(rate.rate) if rate else None))
     for group, bands in (("output", ab.per_output_band if ab else {}), ("depth", ab.per_depth_band if ab else {})):
         # the shape of the work beside the kinds of task (advisor/ab/bands.py), shortest band first
-        rows += [{"group": group, "category": band, "n_pairs": s.n_pairs, "speedup": s.speedup, "ci_low": s.ci_low,
-                  "ci_high": s.ci_high, "label": s.label, "acceptance_rate": None} for band, s in bands.items()]
+        rows += [TaskRow(group=group, category=band, n_pairs=s.n_pairs, speedup=num(s.speedup), ci_low=num(s.ci_low),
+                         ci_high=num(s.ci_high), label=s.label) for band, s in bands.items()]
     workload = evidence.workload
-    return {"rows": rows,
-            "mix_requested": dict(workload.mix_requested) if workload else {},
-            "mix_realised": dict(workload.mix_realised) if workload else {},
-            "mix_short": list(workload.mix_short) if workload else []}
+    if workload is None:
+        return ByTask(rows=tuple(rows))
+    return ByTask(rows=tuple(rows), mix_requested=dict(workload.mix_requested),
+                  mix_realised=dict(workload.mix_realised), mix_short=tuple(workload.mix_short))
 
 
-def strip_prompts(obj: Any) -> Any:
+def strip_prompts(obj: Json) -> Json:
     """A copy of `obj` without any key named like a prompt or an output, at any depth."""
     if isinstance(obj, Mapping):
         return {k: strip_prompts(v) for k, v in obj.items() if str(k).lower() not in PROMPT_KEYS}
@@ -164,64 +161,7 @@ def strip_prompts(obj: Any) -> Any:
     return obj
 
 
-def _strings(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    return [str(v) for v in value] if isinstance(value, list | tuple) else []
-
-
-def _flag(value: Any) -> dict[str, Any]:
-    if isinstance(value, Mapping):
-        command = value.get("command")
-        if not command and isinstance(value.get("argv"), list | tuple):
-            command = " ".join(str(a) for a in value["argv"])
-        return {"engine": str(value.get("engine") or ""), "label": str(value.get("label") or ""),
-                "command": str(command or ""), "steps": _strings(value.get("steps")),
-                "notes": _strings(value.get("notes"))}
-    return {"engine": "", "label": "", "command": str(value), "steps": [], "notes": []}
-
-
-def _flags(value: Any) -> list[dict[str, Any]]:
-    # decide.py gives one recommendation (a dict) or None; a list of them is accepted too.
-    items = [value] if isinstance(value, Mapping) else value if isinstance(value, list | tuple) else []
-    flags = [_flag(f) for f in items if f]
-    return [f for f in flags if f["command"] or f["steps"] or f["notes"]]
-
-
-def normalise_verdict(verdict: Mapping[str, Any]) -> dict[str, Any]:
-    """The verdict with every key present and typed; an unknown verdict word fails closed to INCONCLUSIVE."""
-    word = str(verdict.get("verdict") or "").upper()
-    warnings = _strings(verdict.get("warnings"))
-    if word not in VERDICTS:
-        warnings.append(f"unrecognised verdict {verdict.get('verdict')!r}; shown as INCONCLUSIVE")
-        word = "INCONCLUSIVE"
-    trace = [{k: _m(row).get(k) for k in TRACE_KEYS} for row in verdict.get("trace") or [] if isinstance(row, Mapping)]
-    return {"verdict": word, "predicted_speedup": num(verdict.get("predicted_speedup")),
-            "prediction_is_prior": bool(verdict.get("prediction_is_prior")),
-            "because": _strings(verdict.get("because")),
-            "flags": _flags(verdict.get("flags")),
-            "trace": trace, "missing_facts": _strings(verdict.get("missing_facts")),
-            "alternatives": _strings(verdict.get("alternatives")), "warnings": warnings,
-            "caveats": _strings(verdict.get("caveats")),
-            # the same lists in Chinese, index for index (advisor.report.strings.verdict_lines picks them)
-            **{f"{k}_zh": _strings(verdict.get(f"{k}_zh"))
-               for k in ("because", "warnings", "caveats", "alternatives", "assumptions")
-               if verdict.get(f"{k}_zh") is not None},
-            "measured_with": str(verdict["measured_with"]) if verdict.get("measured_with") else None,
-            "blocking": _blocking(verdict.get("blocking")),
-            # an INCONCLUSIVE verdict's measured settings, to try (advisor/decide/verdict.py try_flags)
-            "try_flags": _flags(verdict.get("try_flags")),
-            "assumptions": _strings(verdict.get("assumptions"))}
-
-
-def _blocking(value: object) -> list[dict[str, str]]:
-    """advisor/decide/blocking.py's list, each item with its five texts as strings ('' where absent)."""
-    keys = ("code", "reason", "remedy", "reason_zh", "remedy_zh")
-    items = value if isinstance(value, list | tuple) else []
-    return [{k: str(item.get(k) or "") for k in keys} for item in items if isinstance(item, Mapping)]
-
-
-def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
+def tuner_section(evidence: Evidence | None) -> TunerSection | None:
     """The tuner's choice, predicted beside measured, every method's best, the curve chart with the measured
     point, the synthetic surface and the τ each draft length needs to break even."""
     tune = evidence.tune if evidence is not None else None
@@ -230,28 +170,27 @@ def tuner_section(evidence: Evidence | None) -> dict[str, Any] | None:
     summary = evidence.tuner or tuner_summary(evidence)
     choice = tune.choice
     probe = tune.chosen_probe()
-    return {
-        "method": choice.method, "k": choice.k, "command": " ".join(choice.argv), "applied": choice.applied,
-        "predicted_speedup": num(choice.predicted_speedup),
-        "measured_speedup": num(summary.measured_speedup) if summary else None,
-        "measured_ci_low": num(summary.measured_ci_low) if summary else None,
-        "measured_ci_high": num(summary.measured_ci_high) if summary else None,
-        "prediction_rel_err": num(summary.prediction_rel_err) if summary else None,
-        "vs_default_speedup": num(summary.vs_default_speedup) if summary else None,
-        "vs_default_ci_low": num(summary.vs_default_ci_low) if summary else None,
-        "vs_default_ci_high": num(summary.vs_default_ci_high) if summary else None,
-        "default_command": " ".join(summary.default_argv) if summary else "",
-        "methods": [{"method": m.method, "label": m.label, "n_match": m.n_match, "p_min": m.p_min,
-                     "best_k": m.best_k, "best_speedup": num(m.best_speedup), "skipped": m.skipped}
-                    for m in tune.methods],
-        "n_match": choice.n_match, "p_min": choice.p_min,
-        "default_n_match": tune.default_n_match, "default_p_min": tune.default_p_min,
-        "per_category": {c: num(v) for c, v in choice.predicted_per_category.items()},
-        "breakeven_tau": {str(k): num(v) for k, v in tune.breakeven_tau.items()},
-        "surface_model_rel_err_median": num(tune.surface_model_rel_err_median),
-        "overhead": num(probe.overhead) if probe else None,
-        "overhead_fitted": num(probe.overhead_fitted) if probe else None,
-        "overhead_se": num(probe.overhead_se) if probe else None,
-        "speed_factor": num(probe.speed_factor) if probe else None,
-        "charts": [c for c in (tuner_curve_chart(tune, summary), surface_chart(tune)) if c is not None],
-    }
+    return TunerSection(
+        method=choice.method, k=choice.k, command=" ".join(choice.argv), applied=choice.applied,
+        predicted_speedup=num(choice.predicted_speedup),
+        measured_speedup=num(summary.measured_speedup) if summary else None,
+        measured_ci_low=num(summary.measured_ci_low) if summary else None,
+        measured_ci_high=num(summary.measured_ci_high) if summary else None,
+        prediction_rel_err=num(summary.prediction_rel_err) if summary else None,
+        vs_default_speedup=num(summary.vs_default_speedup) if summary else None,
+        vs_default_ci_low=num(summary.vs_default_ci_low) if summary else None,
+        vs_default_ci_high=num(summary.vs_default_ci_high) if summary else None,
+        default_command=" ".join(summary.default_argv) if summary else "",
+        methods=tuple(TunerMethod(method=m.method, label=m.label, n_match=m.n_match, p_min=m.p_min, best_k=m.best_k,
+                                  best_speedup=num(m.best_speedup), skipped=m.skipped) for m in tune.methods),
+        n_match=choice.n_match, p_min=choice.p_min,
+        default_n_match=tune.default_n_match, default_p_min=tune.default_p_min,
+        per_category={c: num(v) for c, v in choice.predicted_per_category.items()},
+        breakeven_tau={str(k): num(v) for k, v in tune.breakeven_tau.items()},
+        surface_model_rel_err_median=num(tune.surface_model_rel_err_median),
+        overhead=num(probe.overhead) if probe else None,
+        overhead_fitted=num(probe.overhead_fitted) if probe else None,
+        overhead_se=num(probe.overhead_se) if probe else None,
+        speed_factor=num(probe.speed_factor) if probe else None,
+        charts=tuple(c for c in (tuner_curve_chart(tune, summary), surface_chart(tune)) if c is not None),
+    )

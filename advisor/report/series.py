@@ -1,9 +1,7 @@
 """Chart series for the report, computed from step evidence (data only; `svg.py` draws them).
 
-Each chart is a plain dict so it lives in the report JSON: `{"id", "kind": "line"|"bar", "x_axis",
-"y_axis", "series": [{"key", "points": [[x, y], …]}], "band", "ref_lines", "marker_x", "x_log2"}` for
-lines, and `{"id", "kind": "bar", "y_axis", "categories", "values", "low", "high", "y_max"}` for bars.
-Axis and series names are keys into the string tables, so one report renders in any language.
+Each chart is a `LineChart` or a `BarChart` of the report tree (advisor/report/tree.py), so it lives in the
+report JSON. Axis and series names are keys into the string tables, so one report renders in any language.
 """
 
 from __future__ import annotations
@@ -17,92 +15,86 @@ from advisor.core.policy import default_policy
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, BatchEvidence, VerifyEvidence
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
+from advisor.report.headline import finite
+from advisor.report.tree import Band, BarChart, Chart, LineChart, Point, RefLine, Series
 from advisor.stats import mean_t_interval
-
-Point = list[float]
 
 # Below 5 pairs a t interval spans most of the chart and hides the data; the band starts there.
 MIN_PAIRS_FOR_BAND = 5
 
 
-def num(value: Any) -> float | None:
-    """A finite float, or None for anything else (bools, strings, NaN, missing)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
+num = finite  # the report's one "finite number or None"
 
 
-def _line(chart_id: str, x_axis: str, y_axis: str, series: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    chart = {"id": chart_id, "kind": "line", "x_axis": x_axis, "y_axis": y_axis, "series": series,
-             "band": None, "ref_lines": [], "marker_x": None, "x_log2": False}
-    chart.update(extra)
-    return chart
+def _points(pairs: list[tuple[float, float | None]]) -> tuple[Point, ...]:
+    """The pairs whose y is a finite number, as chart points."""
+    return tuple((x, y) for x, raw in pairs if (y := num(raw)) is not None)
 
 
-def decode_chart(ev: BaselineEvidence) -> dict[str, Any] | None:
+_PARITY = RefLine(1.0, "parity")
+
+
+def decode_chart(ev: BaselineEvidence) -> LineChart | None:
     """Baseline decode tok/s per measured request."""
-    points = [[float(i + 1), r.tok_s] for i, r in enumerate(ev.samples) if num(r.tok_s) is not None]
+    points = _points([(float(i + 1), r.tok_s) for i, r in enumerate(ev.samples)])
     if not points:
         return None
-    return _line("decode", "request", "tok_s", [{"key": "decode_tok_s", "points": points}])
+    return LineChart("decode", "line", "request", "tok_s", (Series("decode_tok_s", points),))
 
 
-def acceptance_chart(ev: AcceptanceEvidence) -> dict[str, Any] | None:
+def acceptance_chart(ev: AcceptanceEvidence) -> BarChart | None:
     """Acceptance rate per prompt category, with its CI."""
-    rows = [(cat, v) for cat, v in ev.per_category.items() if num(v.rate) is not None]
+    rows = [(cat, rate, v) for cat, v in ev.per_category.items() if (rate := num(v.rate)) is not None]
     if not rows:
         return None
-    return {"id": "acceptance", "kind": "bar", "y_axis": "acceptance_rate",
-            "categories": [cat for cat, _ in rows], "values": [v.rate for _, v in rows],
-            "low": [v.ci_low for _, v in rows], "high": [v.ci_high for _, v in rows], "y_max": 1.0}
+    return BarChart("acceptance", "bar", "acceptance_rate", categories=tuple(cat for cat, _, _ in rows),
+                    values=tuple(rate for _, rate, _ in rows), low=tuple(num(v.ci_low) for _, _, v in rows),
+                    high=tuple(num(v.ci_high) for _, _, v in rows), y_max=1.0)
 
 
-def canary_chart(ev: AcceptanceEvidence) -> dict[str, Any] | None:
+def canary_chart(ev: AcceptanceEvidence) -> LineChart | None:
     """The trap canary: tok/s and acceptance of one prompt repeated, relative to its first run."""
     if ev.canary is None:
         return None
     series = []
     for key in ("tok_s", "rate"):
-        pairs = [(float(r.i), v) for r in ev.canary.repeats if (v := num(getattr(r, key))) is not None]
+        pairs = _points([(float(r.i), getattr(r, key)) for r in ev.canary.repeats])
         if pairs and pairs[0][1] > 0:
             first = pairs[0][1]
-            series.append({"key": f"canary_{key}", "points": [[x, v / first] for x, v in pairs]})
+            series.append(Series(f"canary_{key}", tuple((x, v / first) for x, v in pairs)))
     if not series:
         return None
-    refs: list[dict[str, Any]] = [{"y": 1.0, "key": "parity"}]
+    refs = [_PARITY]
     if ev.canary.threshold is not None:  # the limit the run was judged by (rules/policy.toml [canary])
-        refs.append({"y": ev.canary.threshold, "key": "trap_threshold"})
-    return _line("canary", "repeat", "relative_to_first", series, ref_lines=refs)
+        refs.append(RefLine(ev.canary.threshold, "trap_threshold"))
+    return LineChart("canary", "line", "repeat", "relative_to_first", tuple(series), ref_lines=tuple(refs))
 
 
-def verify_chart(ev: VerifyEvidence) -> dict[str, Any] | None:
+def verify_chart(ev: VerifyEvidence) -> LineChart | None:
     """Verify cost T(k)/T(1): measured points beside the model's prediction."""
-    series = []
-    measured = [[float(p.k), p.ratio] for p in ev.points if num(p.ratio) is not None]
-    predicted = [[float(p.k), p.predicted_ratio] for p in ev.points if num(p.predicted_ratio) is not None]
-    deep = [[float(p.k), p.ratio] for p in ev.at_user_depth.points if num(p.ratio) is not None] \
-        if ev.at_user_depth is not None else []
-    for key, pts in (("verify_measured", measured), ("verify_predicted", predicted), ("verify_user_depth", deep)):
-        if pts:
-            series.append({"key": key, "points": pts})
+    measured = _points([(float(p.k), p.ratio) for p in ev.points])
+    predicted = _points([(float(p.k), p.predicted_ratio) for p in ev.points])
+    deep = _points([(float(p.k), p.ratio) for p in ev.at_user_depth.points]) if ev.at_user_depth is not None else ()
+    series = tuple(Series(key, pts) for key, pts in (("verify_measured", measured), ("verify_predicted", predicted),
+                                                     ("verify_user_depth", deep)) if pts)
     if not series:
         return None
-    return _line("verify", "k_tokens", "cost_ratio", series, ref_lines=[{"y": 1.0, "key": "parity"}])
+    return LineChart("verify", "line", "k_tokens", "cost_ratio", series, ref_lines=(_PARITY,))
 
 
-def batch_chart(ev: BatchEvidence) -> dict[str, Any] | None:
+def batch_chart(ev: BatchEvidence) -> LineChart | None:
     """Aggregate tok/s by concurrency with speculation off and on, and the crossover: where the paired CI says
     speculation is clearly slower (a sweep of one run per arm: where its point speedup fell below 1×)."""
     series = []
     for key in ("off_tok_s", "on_tok_s"):
-        pts = [[float(lv.concurrency), v] for lv in ev.levels if (v := num(getattr(lv, key))) is not None]
+        pts = _points([(float(lv.concurrency), getattr(lv, key)) for lv in ev.levels])
         if pts:
-            series.append({"key": f"batch_{key}", "points": pts})
+            series.append(Series(f"batch_{key}", pts))
     if not series:
         return None
     paired = any(lv.rounds for lv in ev.levels)
     marker = ev.stops_paying_at if paired else ev.crossover_concurrency
-    return _line("batch", "concurrency", "tok_s", series, marker_x=num(marker), x_log2=True)
+    return LineChart("batch", "line", "concurrency", "tok_s", tuple(series), marker_x=num(marker), x_log2=True)
 
 
 def pair_log_ratio(pair: PairResult) -> float | None:
@@ -113,7 +105,7 @@ def pair_log_ratio(pair: PairResult) -> float | None:
     return None
 
 
-def ab_chart(ev: ABEvidence) -> dict[str, Any] | None:
+def ab_chart(ev: ABEvidence) -> LineChart | None:
     """Per-prompt speedups in run order, with the running geometric mean and its t interval at the run's level.
 
     The running CI is the plain t interval at each n, for display; the verdict itself uses the
@@ -122,72 +114,74 @@ def ab_chart(ev: ABEvidence) -> dict[str, Any] | None:
     ds = [d for p in ev.pairs if (d := pair_log_ratio(p)) is not None]
     if not ds:
         return None
-    per_prompt = [[float(i + 1), math.exp(d)] for i, d in enumerate(ds)]
+    per_prompt = tuple((float(i + 1), math.exp(d)) for i, d in enumerate(ds))
     # The band is at the level the run's own interval used; runs saved before it was recorded used the policy's.
     level = ev.ci_level if ev.ci_level is not None else default_policy().ab.ci_level
-    running, low, high = [], [], []
+    running: list[Point] = []
+    low: list[Point] = []
+    high: list[Point] = []
     for n in range(1, len(ds) + 1):
         mean = sum(ds[:n]) / n
-        running.append([float(n), math.exp(mean)])
+        running.append((float(n), math.exp(mean)))
         if n >= MIN_PAIRS_FOR_BAND:
             ci = mean_t_interval(ds[:n], level)
-            low.append([float(n), math.exp(ci.low)])
-            high.append([float(n), math.exp(ci.high)])
-    band = {"key": "running_ci", "low": low, "high": high} if low else None
-    refs: list[dict[str, Any]] = [{"y": 1.0, "key": "parity"}]
+            low.append((float(n), math.exp(ci.low)))
+            high.append((float(n), math.exp(ci.high)))
+    band = Band("running_ci", tuple(low), tuple(high)) if low else None
+    refs = [_PARITY]
     if ev.margin is not None:  # the decision line the run was judged by (rules/policy.toml [ab])
-        refs.append({"y": 1.0 + ev.margin, "key": "bounds"})
-    return _line("ab", "pair", "speedup", [{"key": "ab_per_prompt", "points": per_prompt, "dots": True},
-                                          {"key": "ab_running", "points": running}], band=band, ref_lines=refs)
+        refs.append(RefLine(1.0 + ev.margin, "bounds"))
+    return LineChart("ab", "line", "pair", "speedup", (Series("ab_per_prompt", per_prompt, dots=True),
+                                                      Series("ab_running", tuple(running))),
+                     band=band, ref_lines=tuple(refs))
 
 
-def tuner_curve_chart(tune: TuneEvidence, summary: TunerSummary | None = None) -> dict[str, Any] | None:
+def tuner_curve_chart(tune: TuneEvidence, summary: TunerSummary | None = None) -> LineChart | None:
     """Speedup(k) per method as predicted; the chosen k is marked and, once the A/B measured it, shown as a
     dot with its CI."""
-    series: list[dict[str, Any]] = []
+    series: list[Series] = []
     for probe in tune.methods:
-        pts = [[float(p.k), p.speedup] for p in probe.curve if num(p.speedup) is not None]
+        pts = _points([(float(p.k), p.speedup) for p in probe.curve])
         if pts:
-            series.append({"key": f"tuner_predicted:{probe.label}", "points": pts})
+            series.append(Series(f"tuner_predicted:{probe.label}", pts))
     if not series:
         return None
     band = None
     if summary is not None and summary.measured_speedup is not None:
-        series.append({"key": "tuner_measured", "points": [[float(summary.k), summary.measured_speedup]],
-                       "dots": True})
+        series.append(Series("tuner_measured", ((float(summary.k), summary.measured_speedup),), dots=True))
         if summary.measured_ci_low is not None and summary.measured_ci_high is not None:
-            band = {"key": "tuner_measured_ci", "low": [[float(summary.k), summary.measured_ci_low]],
-                    "high": [[float(summary.k), summary.measured_ci_high]]}
+            band = Band("tuner_measured_ci", ((float(summary.k), summary.measured_ci_low),),
+                        ((float(summary.k), summary.measured_ci_high),))
     marker = float(tune.choice.k) if tune.choice is not None else None
-    return _line("tuner_curve", "draft_length", "speedup", series, band=band, marker_x=marker, x_log2=True,
-                 marker_key="tuner_chosen", ref_lines=[{"y": 1.0, "key": "parity"}])
+    return LineChart("tuner_curve", "line", "draft_length", "speedup", tuple(series), band=band, marker_x=marker,
+                     x_log2=True, marker_key="tuner_chosen", ref_lines=(_PARITY,))
 
 
-def surface_chart(tune: TuneEvidence) -> dict[str, Any] | None:
+def surface_chart(tune: TuneEvidence) -> LineChart | None:
     """Measured speedup against realised τ for each draft length, and the cost model at the same points."""
-    series: list[dict[str, Any]] = []
+    series: list[Series] = []
     for k in sorted({p.k for p in tune.surface}):
         rows = sorted((p for p in tune.surface if p.k == k and p.speedup is not None and p.tau_measured),
                       key=lambda p: p.tau_measured or 0.0)
-        measured = [[p.tau_measured, p.speedup] for p in rows]
-        model = [[p.tau_measured, p.predicted_speedup] for p in rows if p.predicted_speedup is not None]
+        measured = _points([(p.tau_measured or 0.0, p.speedup) for p in rows])
+        model = _points([(p.tau_measured or 0.0, p.predicted_speedup) for p in rows])
         if measured:
-            series.append({"key": f"surface_measured:k={k}", "points": measured, "dots": True})
+            series.append(Series(f"surface_measured:k={k}", measured, dots=True))
         if model:
-            series.append({"key": f"surface_model:k={k}", "points": model})
+            series.append(Series(f"surface_model:k={k}", model))
     if not series:
         return None
-    return _line("surface", "tau", "speedup", series, ref_lines=[{"y": 1.0, "key": "parity"}])
+    return LineChart("surface", "line", "tau", "speedup", tuple(series), ref_lines=(_PARITY,))
 
 
-_Chart = Callable[[Any], "dict[str, Any] | None"]
+_Chart = Callable[[Any], "Chart | None"]
 CHARTS_BY_TYPE: dict[type, tuple[_Chart, ...]] = {
     BaselineEvidence: (decode_chart,), AcceptanceEvidence: (acceptance_chart, canary_chart),
     VerifyEvidence: (verify_chart,), TuneEvidence: (tuner_curve_chart, surface_chart), BatchEvidence: (batch_chart,),
     ABEvidence: (ab_chart,)}
 
 
-def charts_for_step(ev: StepEvidence | None) -> list[dict[str, Any]]:
+def charts_for_step(ev: StepEvidence | None) -> list[Chart]:
     """All charts a step's evidence supports (none when the data is absent)."""
     if ev is None:
         return []

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from advisor.report.tree import ByTask, Headline, ReportVerdict, TaskRow, TraceRow, VerdictLines
 from advisor.text import LANGS, TABLES, Lang, percent, strings_en, text
 from advisor.text.message import Message, render
 
@@ -43,19 +44,12 @@ def step_warning(lang: str, message: Message | str) -> str:
     return render(message, lang)
 
 
-def entry_text(entry: Mapping[str, Any], key: str, lang: str) -> str:
-    """`entry[key]` in `lang`: the report's step entries carry the English text under `key` and the others
-    beside it (`message_zh`); a report written before that (or another language) shows the English."""
-    local = entry.get(f"{key}_{lang}") if lang != "en" else None
-    return str(local if isinstance(local, str) else entry.get(key) or "")
-
-
 def progress_text(lang: str, event: Progress) -> str:
     """The unit a step is on, in `lang` ("" when the step named none); a category and an A/B decision
     among the values are words too, so they are said in `lang` as well."""
     if not event.detail:
         return ""
-    values: dict[str, Any] = dict(event.values)
+    values: dict[str, object] = dict(event.values)
     if "category" in values:
         values["category"] = category_name(str(values["category"]), lang)
     if "decision" in values:
@@ -63,19 +57,17 @@ def progress_text(lang: str, event: Progress) -> str:
     return text(lang, f"progress.{event.detail}", **values)
 
 
-def trace_outcome(row: Mapping[str, Any]) -> str:
+def trace_outcome(row: TraceRow) -> str:
     """A trace row's outcome (reason, holds, clear, unknown); rows from older verdicts carry only `passed`."""
-    outcome = row.get("outcome")
-    if outcome in ("reason", "holds", "clear", "unknown"):
-        return str(outcome)
-    passed = row.get("passed")
-    return "holds" if passed is True else "clear" if passed is False else "unknown"
+    if row.outcome in ("reason", "holds", "clear", "unknown"):
+        return row.outcome
+    return "holds" if row.passed is True else "clear" if row.passed is False else "unknown"
 
 
-def trace_word(row: Mapping[str, Any], lang: str) -> str:
+def trace_word(row: TraceRow, lang: str) -> str:
     """How a trace row reads in `lang`: the conditions that decided say where they led."""
     outcome = trace_outcome(row)
-    leads_to = str(row.get("leads_to") or "")
+    leads_to = row.leads_to or ""
     shown = text(lang, f"verdict.{leads_to}") if leads_to in ("ENABLE", "SKIP", "INCONCLUSIVE") else leads_to
     return text(lang, f"trace.{outcome}", leads_to=shown) if outcome == "reason" else text(lang, f"trace.{outcome}")
 
@@ -86,24 +78,24 @@ def category_name(category: str, lang: str) -> str:
     return text(lang, key) if key in TABLES.get(lang, strings_en.STRINGS) or key in strings_en.STRINGS else category
 
 
-def row_name(row: Mapping[str, Any], lang: str) -> str:
+def row_name(row: TaskRow, lang: str) -> str:
     """The first cell of a by-task row: a kind of task, or an output-length or depth band (issue 24 item 3)."""
-    group = row.get("group") or "task"
+    group = row.group or "task"
     if group == "task":
-        return category_name(str(row["category"]), lang)
-    return text(lang, f"by_band.{group}", band=row["category"])
+        return category_name(row.category, lang)
+    return text(lang, f"by_band.{group}", band=row.category)
 
 
-def mix_line(task: Mapping[str, Any], lang: str) -> str:
+def mix_line(task: ByTask, lang: str) -> str:
     """One sentence on the mix the A/B followed (and which categories ran short)."""
-    requested = task.get("mix_requested") or {}
+    requested = task.mix_requested
     weights = {round(w, 6) for w in requested.values()}
     if not requested or len(weights) == 1:
         line = text(lang, "by_task.mix_equal")
     else:
         mix = ", ".join(f"{category_name(c, lang)} {w:.0%}" for c, w in sorted(requested.items(), key=lambda i: -i[1]))
         line = text(lang, "by_task.mix", mix=mix)
-    short = task.get("mix_short") or []
+    short = task.mix_short
     if short:
         line += " " + text(lang, "by_task.mix_short", cats=", ".join(category_name(c, lang) for c in short))
     return line
@@ -114,7 +106,7 @@ def fmt_speedup(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}×"
 
 
-def fmt_value(value: Any, lang: str = "en") -> str:
+def fmt_value(value: object, lang: str = "en") -> str:
     """A fact or evidence value as short text (floats to 4 significant digits, booleans as yes/no)."""
     if value is None:
         return text(lang, "value.missing")
@@ -127,72 +119,66 @@ def fmt_value(value: Any, lang: str = "en") -> str:
     return str(value)
 
 
-def speedup_line(headline: dict[str, Any], lang: str) -> str:
+def speedup_line(headline: Headline, lang: str) -> str:
     """The one line under the verdict: measured speedup ± CI, else the prediction, else none."""
-    source = headline.get("source")
-    speedup = headline.get("speedup")
+    source, speedup = headline.source, headline.speedup
     if source is None or speedup is None:
         return text(lang, "speedup.none")
     if source == "measured":
-        low, high = headline.get("ci_low"), headline.get("ci_high")
+        low, high = headline.ci_low, headline.ci_high
         if low is None or high is None:
             line = text(lang, "speedup.measured_no_ci", speedup=fmt_speedup(speedup))
         else:
-            level = headline.get("level")  # the run's own A/B level; the policy's for older runs
-            extra = {"ci": percent(level)} if isinstance(level, float) else {}
+            level = headline.level  # the run's own A/B level; the policy's for older runs
+            extra = {"ci": percent(level)} if level is not None else {}
             line = text(lang, "speedup.measured", speedup=fmt_speedup(speedup), low=fmt_speedup(low), **extra,
                         high=fmt_speedup(high))
-        n = headline.get("n_prompts")
+        n = headline.n_prompts
         return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"
     if source == "predicted" and (span := _interval(headline, lang)) is not None:
         return text(lang, "speedup.predicted_interval", speedup=fmt_speedup(speedup), span=span,
-                    claim=text(lang, f"claim.{headline.get('claim') or 'cannot-tell'}"))
+                    claim=text(lang, f"claim.{headline.claim or 'cannot-tell'}"))
     return text(lang, f"speedup.{source}", speedup=fmt_speedup(speedup))
 
 
-def _interval(headline: Mapping[str, Any], lang: str) -> str | None:
+def _interval(headline: Headline, lang: str) -> str | None:
     """"80% interval 1.1× – 1.9×" for a prediction's headline, None when it carries no interval."""
-    low, high, level = headline.get("ci_low"), headline.get("ci_high"), headline.get("level")
+    low, high, level = headline.ci_low, headline.ci_high, headline.level
     if low is None or high is None or level is None:
         return None
     return text(lang, "speedup.interval", level=f"{level:.0%}", low=fmt_speedup(low), high=fmt_speedup(high))
 
 
-def verdict_lines(verdict: Mapping[str, Any], key: str, lang: str) -> list[str]:
+def verdict_lines(verdict: ReportVerdict, key: VerdictLines, lang: str) -> list[str]:
     """The verdict's `because`, `warnings`, `caveats` or `alternatives` in `lang`: the decider writes each in
     English and in Chinese (`because_zh`, …); a verdict without the Chinese list (an older run) shows English."""
-    english = [str(x) for x in verdict.get(key) or []]
-    if lang != "en":
-        local = verdict.get(f"{key}_{lang}")
-        if isinstance(local, list | tuple) and len(local) == len(english):
-            return [str(x) for x in local]
-    return english
+    return verdict.lines(key, lang)
 
 
-def typical_line(headline: dict[str, Any], lang: str) -> str | None:
+def typical_line(headline: Headline, lang: str) -> str | None:
     """A prior-only expectation, shown below the verdict as what is typical for the method (never as the
     headline: a prior says nothing about this machine)."""
-    if headline.get("source") != "prior" or headline.get("speedup") is None:
+    if headline.source != "prior" or headline.speedup is None:
         return None
     span = _interval(headline, lang)
     if span is None:
-        return text(lang, "typical.line", speedup=fmt_speedup(headline["speedup"]))
-    return text(lang, "typical.line_interval", speedup=fmt_speedup(headline["speedup"]), span=span)
+        return text(lang, "typical.line", speedup=fmt_speedup(headline.speedup))
+    return text(lang, "typical.line_interval", speedup=fmt_speedup(headline.speedup), span=span)
 
 
-def holds_for_line(facts: Mapping[str, Any], lang: str) -> str | None:
+def holds_for_line(facts: Mapping[str, object], lang: str) -> str | None:
     """Which shape of work the verdict holds for: the reply lengths and context depths the A/B measured (its
     `ab.output_tokens_*` and `ab.depth_tokens_*` facts; None without them)."""
     keys = ("ab.output_tokens_low", "ab.output_tokens_high", "ab.depth_tokens_low", "ab.depth_tokens_high")
-    values = [facts.get(k) for k in keys]
-    if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+    values = [v for k in keys if isinstance(v := facts.get(k), int | float) and not isinstance(v, bool)]
+    if len(values) != len(keys):
         return None
-    out_low, out_high, depth_low, depth_high = (int(v) for v in values)  # type: ignore[arg-type]
+    out_low, out_high, depth_low, depth_high = (int(v) for v in values)
     return text(lang, "by_band.holds_for", out_low=out_low, out_high=out_high, depth_low=depth_low,
                 depth_high=depth_high)
 
 
-def concurrency_line(facts: Mapping[str, Any], lang: str) -> str | None:
+def concurrency_line(facts: Mapping[str, object], lang: str) -> str | None:
     """Where speculation stops paying, from the batch facts (paired CIs; an old sweep's point crossover)."""
     stops, pays = facts.get("batch.stops_paying_at"), facts.get("batch.pays_up_to")
     tested, rounds = facts.get("batch.max_concurrency_tested"), facts.get("batch.rounds")

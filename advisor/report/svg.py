@@ -7,9 +7,10 @@ readable when printed and in dark mode, so colours come from CSS classes the rep
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from html import escape
-from typing import Any
+
+from advisor.report.tree import BarChart, Chart, LineChart
 
 W, H = 560, 270
 LEFT, RIGHT, TOP, BOTTOM = 56, 16, 48, 44
@@ -85,15 +86,16 @@ def _legend(entries: Sequence[tuple[str, str]]) -> list[str]:
     return parts
 
 
-def line_chart(chart: Mapping[str, Any], label: Label) -> str:
+def line_chart(chart: LineChart, label: Label) -> str:
     """Draw a `series.py` line chart; `label(key)` translates axis and series keys."""
-    series = [s for s in chart.get("series", []) if s.get("points")]
-    band = chart.get("band") or {}
-    refs = list(chart.get("ref_lines") or [])
-    log2 = bool(chart.get("x_log2"))
-    xs = [p[0] for s in series for p in s["points"]]
-    ys = [p[1] for s in series for p in s["points"]]
-    ys += [p[1] for key in ("low", "high") for p in band.get(key, [])] + [r["y"] for r in refs]
+    series = [s for s in chart.series if s.points]
+    band = chart.band
+    refs = chart.ref_lines
+    log2 = chart.x_log2
+    xs = [p[0] for s in series for p in s.points]
+    ys = [p[1] for s in series for p in s.points]
+    ys += [p[1] for p in (*band.low, *band.high)] if band is not None else []
+    ys += [r.y for r in refs]
     if not xs:
         return ""
 
@@ -102,7 +104,7 @@ def line_chart(chart: Mapping[str, Any], label: Label) -> str:
 
     x_lo, x_hi = min(tx(x) for x in xs), max(tx(x) for x in xs)
     x_hi = x_hi if x_hi > x_lo else x_lo + 1
-    y_ticks = nice_ticks(min(0.0, min(ys)) if chart.get("y_from_zero") else min(ys), max(ys))
+    y_ticks = nice_ticks(min(0.0, min(ys)) if chart.y_from_zero else min(ys), max(ys))
     y_lo, y_hi = y_ticks[0], y_ticks[-1]
 
     def px(x: float) -> float:
@@ -111,59 +113,58 @@ def line_chart(chart: Mapping[str, Any], label: Label) -> str:
     def py(y: float) -> float:
         return H - BOTTOM - (y - y_lo) / ((y_hi - y_lo) or 1) * (H - TOP - BOTTOM)
 
-    title = label(f"chart.{chart['id']}")
-    parts = _frame(title, label(f"axis.{chart['x_axis']}"), label(f"axis.{chart['y_axis']}"), y_ticks, py, fmt_tick)
+    title = label(f"chart.{chart.id}")
+    parts = _frame(title, label(f"axis.{chart.x_axis}"), label(f"axis.{chart.y_axis}"), y_ticks, py, fmt_tick)
     x_ticks = sorted(set(xs)) if log2 or len(set(xs)) <= 12 else nice_ticks(min(xs), max(xs))
     for x in x_ticks:
         parts.append(_text(px(x), H - BOTTOM + 16, fmt_tick(x), "tk"))
-    if band.get("low") and band.get("high"):
-        outline = [*band["low"], *reversed(band["high"])]
+    if band is not None and band.low and band.high:
+        outline = [*band.low, *reversed(band.high)]
         pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in outline)
         parts.append(f'<polygon points="{pts}" class="band"/>')
     for ref in refs:
-        y = py(ref["y"])
-        cls = "ref warn" if ref.get("key") == "trap_threshold" else "ref"
+        y = py(ref.y)
+        cls = "ref warn" if ref.key == "trap_threshold" else "ref"
         parts.append(f'<line x1="{LEFT}" x2="{W - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" class="{cls}"/>')
         # the label carries the line's own value, so a policy override moves the words with the line
-        parts.append(_text(W - RIGHT - 4, y - 4, label(f"series.{ref.get('key')}").format(value=ref["y"]), "rl",
-                           "end"))
-    marker = chart.get("marker_x")
-    if isinstance(marker, int | float) and (not log2 or marker > 0):
-        x = px(float(marker))
+        parts.append(_text(W - RIGHT - 4, y - 4, label(f"series.{ref.key}").format(value=ref.y), "rl", "end"))
+    marker = chart.marker_x
+    if marker is not None and (not log2 or marker > 0):
+        x = px(marker)
         parts.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{TOP}" y2="{H - BOTTOM}" class="ref warn"/>')
-        parts.append(_text(x + 4, TOP + 12, label(f"series.{chart.get('marker_key') or 'crossover'}"), "rl", "start"))
+        parts.append(_text(x + 4, TOP + 12, label(f"series.{chart.marker_key or 'crossover'}"), "rl", "start"))
     legend = []
     for i, s in enumerate(series):
         cls = f"s{i % N_SERIES_CLASSES}"
-        if s.get("dots"):
+        if s.dots:
             parts.extend(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" class="dot {cls}"/>'
-                         for x, y in s["points"])
+                         for x, y in s.points)
         else:
-            pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s["points"])
+            pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s.points)
             parts.append(f'<polyline points="{pts}" class="line {cls}"/>')
-        legend.append((label(f"series.{s['key']}"), cls))
+        legend.append((label(f"series.{s.key}"), cls))
     parts.extend(_legend(legend))
     return _svg(parts, title)
 
 
-def bar_chart(chart: Mapping[str, Any], label: Label) -> str:
+def bar_chart(chart: BarChart, label: Label) -> str:
     """Draw a `series.py` bar chart with CI whiskers; values are fractions shown as percentages."""
-    cats = [label(f"category.{c}") for c in chart.get("categories", [])]  # a kind of task, in words
-    values = list(chart.get("values", []))
+    cats = [label(f"category.{c}") for c in chart.categories]  # a kind of task, in words
+    values = list(chart.values)
     if not cats:
         return ""
-    highs = [h for h in chart.get("high", []) if isinstance(h, int | float)]
-    y_ticks = nice_ticks(0.0, float(chart.get("y_max") or max([*values, *highs])))
+    highs = [h for h in chart.high if h is not None]
+    y_ticks = nice_ticks(0.0, float(chart.y_max or max([*values, *highs])))
     y_hi = y_ticks[-1]
 
     def py(y: float) -> float:
         return H - BOTTOM - y / (y_hi or 1) * (H - TOP - BOTTOM)
 
-    title = label(f"chart.{chart['id']}")
-    parts = _frame(title, "", label(f"axis.{chart['y_axis']}"), y_ticks, py, lambda v: f"{v:.0%}")
+    title = label(f"chart.{chart.id}")
+    parts = _frame(title, "", label(f"axis.{chart.y_axis}"), y_ticks, py, lambda v: f"{v:.0%}")
     slot = (W - LEFT - RIGHT) / len(cats)
     bar_w = min(48.0, slot * 0.6)
-    lows, highs_all = chart.get("low", []), chart.get("high", [])
+    lows, highs_all = chart.low, chart.high
     for i, (cat, value) in enumerate(zip(cats, values, strict=False)):
         cx = LEFT + slot * (i + 0.5)
         top = py(value)
@@ -172,15 +173,15 @@ def bar_chart(chart: Mapping[str, Any], label: Label) -> str:
                      f'{value:.0%}</title></rect>')
         lo = lows[i] if i < len(lows) else None
         hi = highs_all[i] if i < len(highs_all) else None
-        if isinstance(lo, int | float) and isinstance(hi, int | float):
+        if lo is not None and hi is not None:
             parts.append(f'<path d="M{cx:.1f} {py(lo):.1f}V{py(hi):.1f}M{cx - 5:.1f} {py(lo):.1f}h10'
                          f'M{cx - 5:.1f} {py(hi):.1f}h10" class="whisker"/>')
-        label_y = min(top, py(hi)) - 6 if isinstance(hi, int | float) else top - 6
+        label_y = min(top, py(hi)) - 6 if hi is not None else top - 6
         parts.append(_text(cx, label_y if label_y > TOP else top + 14, f"{value:.0%}", "bv"))
         parts.append(_text(cx, H - BOTTOM + 16, cat[:14], "tk"))
     return _svg(parts, title)
 
 
-def chart_svg(chart: Mapping[str, Any], label: Label) -> str:
+def chart_svg(chart: Chart, label: Label) -> str:
     """Draw any chart from `series.py` ('' when it has nothing to draw)."""
-    return bar_chart(chart, label) if chart.get("kind") == "bar" else line_chart(chart, label)
+    return bar_chart(chart, label) if isinstance(chart, BarChart) else line_chart(chart, label)

@@ -22,7 +22,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.config import CheckConfig
-from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.run.done import SessionEvent
 from advisor.steps.plan import WorkloadPlan
 from advisor.steps.tune_plan import TunePlan
 
@@ -96,7 +97,7 @@ class EtaTracker:
         self.restarts_seen: dict[str, int] = {}
         self._loads: list[float] = []  # seconds of each model load seen (the first start, then restarts)
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: SessionEvent) -> None:
         """Update from one session event."""
         now = self.clock()
         if isinstance(event, RunPlanned):

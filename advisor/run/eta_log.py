@@ -18,7 +18,8 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from advisor.events import Event, Progress, RunPlanned, ServerRestarted, SessionDone, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.eta import EtaTracker
 
 log = logging.getLogger(__name__)
@@ -35,7 +36,7 @@ class EtaLog:
         self.tracker = tracker or (EtaTracker(clock) if clock is not None else EtaTracker())
         self.broken = False
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: SessionEvent) -> None:
         """Update the estimate from `event` and log it when the event can move it."""
         self.tracker(event)
         if self.broken or not isinstance(event, _MOVES_THE_CLOCK):

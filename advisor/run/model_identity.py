@@ -12,7 +12,6 @@ import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from advisor.errors import UserError
 from advisor.evidence.codec import decode, encode
@@ -58,12 +57,12 @@ def describe(model: ModelFile) -> str:
     return f"{model.size_bytes:,} bytes, first MiB sha256 {model.head_sha256[:12]}…"
 
 
-def to_record(model: ModelFile | None) -> dict[str, Any] | None:
+def to_record(model: ModelFile | None) -> dict[str, object] | None:
     """JSON form for the history database."""
     return None if model is None else dict(encode(model))
 
 
-def from_record(data: Mapping[str, Any] | None) -> ModelFile | None:
+def from_record(data: object) -> ModelFile | None:
     """Read back what `to_record` wrote (None when absent or damaged: the run recorded no model)."""
     if not isinstance(data, Mapping):
         return None

@@ -14,11 +14,13 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from advisor.decide.verdict_json import saved_verdict
 from advisor.errors import UserError
-from advisor.events import Event, SessionDone, StepDone, UnitDone
+from advisor.events import StepDone, UnitDone
 from advisor.evidence.codec import encode
 from advisor.evidence.jsonsafe import json_safe
 from advisor.history.store import RunStore
+from advisor.run.done import SessionDone, SessionEvent
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +42,7 @@ class Recorder:
         self.run_id = run_id
         self.error: str | None = None   # the first write that failed, with what it was writing
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: SessionEvent) -> None:
         """Persist the events that carry results (nothing more once a write has failed)."""
         if self.error is not None:
             return
@@ -60,8 +62,8 @@ class Recorder:
         writable again); a run whose units could not all be saved is closed as failed, never complete. The
         run's folder (wherever it is) and the probed `environment` (JSON-ready) go with it, so the history
         lists every folder a check finished, with its engine, model and GPU."""
-        verdict: Mapping[str, Any] | None = done.verdict
-        facts = verdict.get("facts") if verdict else None
+        verdict = saved_verdict(done.verdict, done.facts) if done.verdict is not None else None
+        facts = dict(done.facts) if done.verdict is not None else None
         status = {"complete": "complete", "aborted": "aborted"}.get(done.status, "failed")
         if self.error is not None:
             status = "failed"
@@ -80,7 +82,7 @@ class Recorder:
                         self.error, self.store.path)
 
 
-def _what(event: Event) -> str:
+def _what(event: SessionEvent) -> str:
     if isinstance(event, UnitDone):
         return f"the {event.step} unit {event.key}"
     if isinstance(event, StepDone):

@@ -11,11 +11,10 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from advisor import __version__, paths
 from advisor.arms.arms import Arms
@@ -24,15 +23,19 @@ from advisor.config import CheckConfig
 from advisor.core.policy import Policy, default_policy
 from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import RuleSet, load_rules
+from advisor.decide.verdict import Verdict
+from advisor.decide.verdict_json import saved_verdict
 from advisor.errors import UserError
-from advisor.events import Event, RunPlanned, ServerRestarted, SessionDone, SessionStatus, StepDone, StepStarted
+from advisor.events import RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecord, WorkloadSummary
+from advisor.evidence.status import SessionStatus
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
 from advisor.run.contention import ContentionWatch
+from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
 from advisor.run.eta import planned_restarts, planned_units
 from advisor.run.eta_log import EtaLog
@@ -54,7 +57,7 @@ from probes.engines.base import EngineError, EngineInfo
 from probes.gpu.sampler import GpuSampler
 
 log = logging.getLogger(__name__)
-Subscriber = Callable[[Event], None]
+Subscriber = Callable[[SessionEvent], None]
 
 
 class Session:
@@ -102,7 +105,7 @@ class Session:
         """Ask the run to stop; what was measured is kept."""
         self.cancel_flag.set()
 
-    def emit(self, event: Event) -> None:
+    def emit(self, event: SessionEvent) -> None:
         """Send one event to every subscriber; a failing subscriber is logged, never fatal to the run."""
         for sub in self.subscribers:
             try:
@@ -425,24 +428,24 @@ class Session:
             self.arms.stop()
             self._record_servers(self.arms)
         self.evidence = replace(self.evidence, status=status, message=message)
-        verdict: dict[str, Any] | None = None
+        verdict: Verdict | None = None
+        facts: Mapping[str, object] = {}
         if self.evidence.steps and self.rules is not None:
             self.evidence = replace(self.evidence, tuner=tuner_summary(self.evidence))
             try:
-                verdict, reconciliation = decide_evidence(self.evidence, self.rules)
+                verdict, facts, reconciliation = decide_evidence(self.evidence, self.rules)
             except UserError as exc:  # measurements the rules refuse: the run fails and its evidence is saved
                 status, verdict = "failed", None
                 message = "\n".join(m for m in (message, f"no verdict: {_message(exc)}") if m)
                 self.evidence = replace(self.evidence, status=status, message=message)
             else:
                 if self.failure is not None:  # the verdict's reasons start with why the run is not whole, in
-                    # both languages, so the Chinese list stays index for index with the English one
-                    verdict["because"] = [render(self.failure, "en"), *verdict.get("because", [])]
-                    verdict["because_zh"] = [render(self.failure, "zh"), *verdict.get("because_zh", [])]
+                    # both languages, so a Chinese report of a failed run reads in Chinese
+                    verdict = verdict.with_reason(render(self.failure, "en"), render(self.failure, "zh"))
                 self.evidence = replace(self.evidence, reconciliation=reconciliation)
         try:
             if verdict is not None:
-                write_atomic(self.run_dir / "verdict.json", json.dumps(encode(verdict), indent=1))
+                write_atomic(self.run_dir / "verdict.json", json.dumps(encode(saved_verdict(verdict, facts)), indent=1))
             if self.evidence.environment.probed:  # nothing started (bad URL, no engine): no empty run folder
                 self.save()
         except OSError as exc:
@@ -452,7 +455,7 @@ class Session:
             if f"could not write the run folder {self.run_dir}" not in message:
                 message = "\n".join(m for m in (message, note) if m)
         run_dir = str(self.run_dir) if self.evidence_path.exists() else ""
-        return SessionDone(status=status, run_dir=run_dir, verdict=verdict, message=message)
+        return SessionDone(status=status, run_dir=run_dir, verdict=verdict, facts=facts, message=message)
 
 
 def _message(exc: UserError) -> str:

@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
 from advisor.arms.arms import ArmName
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
@@ -27,6 +26,7 @@ from advisor.recommend.schedule import cutoffs, level_results
 from advisor.stats import mean_t_interval
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
 from advisor.steps.common import percentile_or_none, run_prompt
+from advisor.steps.plan import PromptLike
 from advisor.text.message import msg
 from probes.base import Unavailable
 from probes.engines.base import EngineAdapter, EngineError
@@ -101,7 +101,7 @@ class BatchStep:
 
 
 def _paired_level(ctx: StepContext, i: int, c: int,
-                  chosen: Sequence[Sequence[Any]]) -> list[tuple[bool, ArmRun, ArmRun]]:
+                  chosen: Sequence[Sequence[PromptLike]]) -> list[tuple[bool, ArmRun, ArmRun]]:
     """Side by side: each round runs both arms back to back, the first one alternating by round and level."""
     assert ctx.arms.off is not None and ctx.arms.on is not None
     runs: list[tuple[bool, ArmRun, ArmRun]] = []
@@ -118,7 +118,7 @@ def _paired_level(ctx: StepContext, i: int, c: int,
 
 
 def _single_level(ctx: StepContext, i: int, c: int,
-                  chosen: Sequence[Sequence[Any]]) -> list[tuple[bool, ArmRun, ArmRun]]:
+                  chosen: Sequence[Sequence[PromptLike]]) -> list[tuple[bool, ArmRun, ArmRun]]:
     """Single-resident: one arm's rounds, then the other's on the same prompts (one swap per level). The arm
     already resident goes first, so levels alternate which arm leads; an ON server swapped in is new, so its
     n-gram pool holds no earlier level's text."""
@@ -179,10 +179,10 @@ def level_row(c: int, runs: Sequence[tuple[bool, ArmRun, ArmRun]], ci_level: flo
         ci_level=ci_level if low is not None else None, rounds=rounds)
 
 
-def _run_arm(adapter: EngineAdapter, arm: str, c: int, chosen: Sequence[Any], ctx: StepContext) -> ArmRun:
+def _run_arm(adapter: EngineAdapter, arm: str, c: int, chosen: Sequence[PromptLike], ctx: StepContext) -> ArmRun:
     cfg = ctx.config
 
-    def one(prompt: Any) -> RequestRecord | None:
+    def one(prompt: PromptLike) -> RequestRecord | None:
         try:
             rec, _ = run_prompt(adapter, prompt.text, max_tokens=cfg.budget.max_tokens, seed=cfg.seed,
                                 temperature=cfg.temperature, prompt_id=prompt.id, category=prompt.category, arm=arm)

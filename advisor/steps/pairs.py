@@ -12,7 +12,6 @@ import math
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from advisor.ab.types import PairResult
 from advisor.arms.arms import ArmName
@@ -22,6 +21,7 @@ from advisor.evidence.units import ABUnit, ArmResult
 from advisor.steps.base import StepContext
 from advisor.steps.common import run_prompt
 from advisor.steps.divergence import Replies
+from advisor.steps.plan import PromptLike
 from probes.engines.base import EngineAdapter, EngineError
 
 
@@ -32,7 +32,7 @@ class _Run:
     error: str
 
 
-def _arm(adapter: EngineAdapter, prompt: Any, arm: str, ctx: StepContext) -> _Run:
+def _arm(adapter: EngineAdapter, prompt: PromptLike, arm: str, ctx: StepContext) -> _Run:
     cfg = ctx.config
     owner = ctx.arms.off if arm == "off" else ctx.arms.on
     try:
@@ -55,8 +55,8 @@ def divergence_at(reference: str, other: str) -> float | None:
     return common / max(len(reference), 1)
 
 
-def pair_units(ctx: StepContext, prompts: Sequence[Any], key_prefix: str,
-               replies: list[Replies] | None = None) -> Generator[tuple[Any, ABUnit, bool], None, None]:
+def pair_units(ctx: StepContext, prompts: Sequence[PromptLike], key_prefix: str,
+               replies: list[Replies] | None = None) -> Generator[tuple[PromptLike, ABUnit, bool], None, None]:
     """Each prompt's pair as it completes: (prompt, unit, measured now — False when resumed). Side by side
     both arms run each prompt back to back, the first alternating per prompt; single-resident they run in
     blocks, one copy of the target at a time (advisor/arms/schedule.py). The caller may stop at any pair.
@@ -102,13 +102,13 @@ def pair_units(ctx: StepContext, prompts: Sequence[Any], key_prefix: str,
                                 prompt, got, replies), True
 
 
-def _kept(unit: ABUnit, prompt: Any, got: dict[ArmName, _Run], replies: list[Replies] | None) -> ABUnit:
+def _kept(unit: ABUnit, prompt: PromptLike, got: dict[ArmName, _Run], replies: list[Replies] | None) -> ABUnit:
     if replies is not None and unit.pair.outputs_match is False:
         replies.append(Replies(prompt, got["off"].text, got["on"].text))
     return unit
 
 
-def pair_unit(prompt: Any, got: dict[ArmName, _Run], *, on_first: bool, started: float,
+def pair_unit(prompt: PromptLike, got: dict[ArmName, _Run], *, on_first: bool, started: float,
               ctx: StepContext) -> ABUnit:
     """One pair from both arms' runs of `prompt` (the first of them began at monotonic `started`)."""
     off_rec, off_err, on_rec, on_err = got["off"].record, got["off"].error, got["on"].record, got["on"].error

@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
-from typing import Any
 
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.evidence.steps import VerifyCurve, VerifyEvidence, VerifyPoint
@@ -22,7 +21,7 @@ from advisor.evidence.warnings import WarningCode
 from advisor.perf.verify import predicted_times_ms
 from advisor.steps.base import StepContext, missing_arm, skipped, warn
 from advisor.text.message import msg
-from probes.engines.base import EngineError
+from probes.engines.base import EngineAdapter, EngineError
 
 SLOT = 0                     # pinned so the prefix stays in one slot's cache
 K_LADDER = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32)
@@ -107,7 +106,7 @@ class VerifyStep:
                        warnings=tuple(warnings))
 
 
-def _user_depth(ctx: StepContext, adapter: Any, depth: int) -> int | None:
+def _user_depth(ctx: StepContext, adapter: EngineAdapter, depth: int) -> int | None:
     """The user's own context depth (tokens) when it is long enough to deserve its own curve, capped to what
     one slot holds; None when the step's depth already describes it."""
     base = ctx.prior.get("baseline")
@@ -128,7 +127,7 @@ def _user_depth(ctx: StepContext, adapter: Any, depth: int) -> int | None:
 PRIME_PREFILLS = 4
 
 
-def _curve(adapter: Any, ctx: StepContext, pool: list[int], depth: int, ks: list[int], rng: random.Random,
+def _curve(adapter: EngineAdapter, ctx: StepContext, pool: list[int], depth: int, ks: list[int], rng: random.Random,
            rounds: tuple[int, int]) -> Generator[Event, None, tuple[dict[int, list[float]], float, int]]:
     """Times of each k over a cached prefix of `depth` tokens; `rounds` = (rounds before, rounds in all) for the
     progress count. Returns (k → samples in ms, compute ms per token, samples rejected)."""
@@ -172,7 +171,7 @@ def _curve(adapter: Any, ctx: StepContext, pool: list[int], depth: int, ks: list
     return times, compute_ms, rejected
 
 
-def _token_pool(tokenize: Any, ctx: StepContext, need: int) -> list[int]:
+def _token_pool(tokenize: Callable[[str], list[int]], ctx: StepContext, need: int) -> list[int]:
     tokens: list[int] = []
     for prompt in [*ctx.workload.acceptance, *ctx.workload.ab, *ctx.workload.baseline]:
         tokens.extend(tokenize(prompt.text))
@@ -181,7 +180,8 @@ def _token_pool(tokenize: Any, ctx: StepContext, need: int) -> list[int]:
     return tokens
 
 
-def _one_forward(adapter: Any, prefix: list[int], pool: list[int], k: int, rng: random.Random) -> float | None:
+def _one_forward(adapter: EngineAdapter, prefix: list[int], pool: list[int], k: int,
+                 rng: random.Random) -> float | None:
     # Fresh tokens are drawn so the first differs from whatever followed the prefix last time; otherwise the
     # server would reuse more than L tokens and prompt_n would be < k.
     for _ in range(MAX_TRIES_PER_SAMPLE):

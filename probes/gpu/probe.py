@@ -90,7 +90,7 @@ class GpuSnapshot:
     compute_capability: str | Unavailable
     processes: tuple[GpuProcess, ...] | Unavailable
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready dict; unavailable fields become {"unavailable": reason, "detail": …}."""
         return as_dict(self)
 
@@ -105,7 +105,7 @@ class GpuReport:
     cuda_driver_version: str | Unavailable
     gpus: tuple[GpuSnapshot, ...]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready dict with a `gpus` list of `GpuSnapshot.to_dict()` shapes."""
         return as_dict(self)
 

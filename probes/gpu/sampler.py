@@ -53,7 +53,7 @@ class SamplerSummary:
     min_sm_clock_mhz: int | None
     min_memory_clock_mhz: int | None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:
         """JSON-ready dict of the fields above."""
         return as_dict(self)
 

@@ -6,7 +6,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from advisor.events import Sample, SessionDone, StepStarted
+from advisor.events import Sample, StepStarted
+from advisor.run.done import SessionDone
 from ui.bridge import SessionBridge, SessionThread
 
 

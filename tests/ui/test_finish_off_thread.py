@@ -3,7 +3,6 @@ handling events, then the verdict view shows them (no engine: a saved run stands
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from pathlib import Path
@@ -14,7 +13,7 @@ from PySide6.QtCore import QTimer
 
 import ui.main_window as main_window
 from advisor.config import CheckConfig
-from advisor.events import SessionDone
+from advisor.run.done import SessionDone
 from advisor.run.session import Session
 from ui.app import SWITCH_INTERVAL_S, application
 from ui.run_folder import load_run
@@ -26,8 +25,7 @@ def _finish_with(window, saved_run: Path, history_root: Path) -> SessionDone:  #
     session.evidence = run.evidence
     window.controller.session = session
     window.history_view.root = history_root
-    done = SessionDone(status="complete", run_dir=str(saved_run), verdict=json.loads(
-        (saved_run / "verdict.json").read_text()))
+    done = SessionDone(status="complete", run_dir=str(saved_run), verdict=run.verdict, facts=run.facts)
     window.controller.last_done = done
     window._finished(done)
     return done
@@ -56,7 +54,7 @@ def test_report_and_history_are_built_off_the_gui_thread(window, qtbot, saved_ru
     assert threads["report"] is not threading.main_thread()
     assert threads["history"] is not threading.main_thread()
     assert window.current_view() == "verdict"
-    assert window.verdict_view.word.text() == done.verdict["verdict"]  # type: ignore[index]
+    assert done.verdict is not None and window.verdict_view.word.text() == done.verdict.verdict
     assert window.nav["verdict"].isEnabled()
     assert [r.run_dir for r in window.history_view.runs] == [saved_run]
 

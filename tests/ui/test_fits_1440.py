@@ -209,17 +209,18 @@ def test_the_verdict_view_tables_show_whole_headers(window, qtbot, saved_run: Pa
 
 def test_kinds_with_too_few_pairs_fold_into_one_line(qtbot) -> None:  # type: ignore[no-untyped-def]
     from advisor.ab.categories import MIN_PAIRS_FOR_INTERVAL
+    from advisor.report.tree import ByTask, TaskRow
     from ui.strings import set_language
     from ui.task_table import TaskTable
 
-    def row(cat: str, n: int, label: str) -> dict[str, object]:
-        return {"category": cat, "n_pairs": n, "speedup": 1.2 if n else None, "ci_low": 1.1 if n > 2 else None,
-                "ci_high": 1.4 if n > 2 else None, "label": label, "acceptance_rate": 0.5}
+    def row(cat: str, n: int, label: str) -> TaskRow:
+        return TaskRow(category=cat, n_pairs=n, speedup=1.2 if n else None, ci_low=1.1 if n > 2 else None,
+                       ci_high=1.4 if n > 2 else None, label=label, acceptance_rate=0.5)
 
     table = TaskTable()
     qtbot.addWidget(table)
-    table.set_task({"rows": [row("code", 6, "gain"), row("chat", 2, "too-few"), row("math", 1, "too-few"),
-                             row("json", 0, "too-few")], "mix_requested": {}, "mix_realised": {}, "mix_short": []})
+    table.set_task(ByTask(rows=(row("code", 6, "gain"), row("chat", 2, "too-few"), row("math", 1, "too-few"),
+                                row("json", 0, "too-few"))))
     assert not table.isHidden()
     first = table.table.item(0, 0)
     assert table.table.rowCount() == 1 and first is not None and first.text() == "writing code"
@@ -232,5 +233,5 @@ def test_kinds_with_too_few_pairs_fold_into_one_line(qtbot) -> None:  # type: ig
     line = table.too_few.text()
     assert "结构化 JSON（0 对）" in line and f"至少需要 {MIN_PAIRS_FOR_INTERVAL} 对" in line
     # only kinds with too few pairs: no empty table, the line alone
-    table.set_task({"rows": [row("chat", 2, "too-few"), row("json", 0, "too-few")]})
+    table.set_task(ByTask(rows=(row("chat", 2, "too-few"), row("json", 0, "too-few"))))
     assert table.table.isHidden() and not table.too_few.isHidden() and not table.isHidden()

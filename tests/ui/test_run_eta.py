@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from advisor.config import CheckConfig
-from advisor.events import Progress, RunPlanned, SessionDone, StepStarted
+from advisor.events import Progress, RunPlanned, StepStarted
+from advisor.run.done import SessionDone
 from advisor.run.eta import EtaTracker
 from advisor.run.session import Session
 from ui.run_view import RunView

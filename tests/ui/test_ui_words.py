@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor.decide.verdict import decide, verdict_to_json
+from advisor.decide.verdict import decide
+from advisor.decide.verdict_json import verdict_from_json
 from advisor.evidence.schema import Evidence
 from advisor.report.model import build_report
 from tests.test_rules_cases import ALL_CASES, _flatten
@@ -67,17 +68,18 @@ def test_every_rule_text_reads_in_chinese_in_the_window(qtbot, rule_id, case) ->
     from ui.verdict_view import VerdictView
 
     facts = _flatten(case.get("facts", {}))
-    verdict = verdict_to_json(decide(facts))
-    report = build_report(None, facts, verdict, run_id="case")
+    decided = decide(facts)
+    report = build_report(None, facts, decided, run_id="case")
+    verdict = report.verdict
     view = VerdictView()
     qtbot.addWidget(view)
     set_language("zh")
-    view.show_run(RunData(Path("."), Evidence(), verdict), report)
+    view.show_run(RunData(Path("."), Evidence(), decided, facts), report)
     sections = (view.because, view.blocking, view.warnings, view.caveats, view.alternatives)
     shown = [label.text() for section in sections for label in section.labels]
     # the reasons the blocking list states (with their remedies) are not repeated under "why"
-    expected = len(other_because(verdict, "zh")) + len(blocking_items(verdict, "zh")) + bool(verdict["assumptions"])
-    assert len(shown) == expected + sum(len(verdict[k]) for k in ("warnings", "caveats", "alternatives"))
+    expected = len(other_because(verdict, "zh")) + len(blocking_items(verdict, "zh")) + bool(verdict.assumptions)
+    assert len(shown) == expected + len(verdict.warnings) + len(verdict.caveats) + len(verdict.alternatives)
     for line in shown:
         assert CJK.search(line), f"English left in the Chinese window: {line}"
     set_language("en")
@@ -105,8 +107,8 @@ def test_results_table_and_prior_line(window, saved_run: Path) -> None:  # type:
     evidence = json.loads((saved_run / "evidence.json").read_text())
     assert evidence["steps"]["baseline"]["status"] == "done"
 
-    prior = build_report(None, {"acceptance.rate": 0.4},
-                         {"verdict": "INCONCLUSIVE", "predicted_speedup": 0.29, "prediction_is_prior": True})
+    prior = build_report(None, {"acceptance.rate": 0.4}, verdict_from_json(
+        {"verdict": "INCONCLUSIVE", "predicted_speedup": 0.29, "prediction_is_prior": True}))
     view.report = prior
     view.retranslate()
     assert "0.29" not in view.speedup.text() and "0.29×" in view.typical.text() and view.typical.isVisibleTo(view)

@@ -113,6 +113,7 @@ def test_history_lists_and_compares_two_runs(qtbot, saved_run: Path, tmp_path: P
 
 
 def test_verdict_view_lists_every_withholding_reason(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from advisor.decide.verdict import verdict_to_json
     from advisor.evidence.codec import encode
     from tests.test_decide_blocking import _failing_run, _verdict_of
 
@@ -121,19 +122,19 @@ def test_verdict_view_lists_every_withholding_reason(window, tmp_path: Path) -> 
     folder = tmp_path / "run"
     folder.mkdir()
     (folder / "evidence.json").write_text(json.dumps(encode(run)), encoding="utf-8")
-    (folder / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    (folder / "verdict.json").write_text(json.dumps(encode(verdict_to_json(verdict))), encoding="utf-8")
     assert window.open_path(str(folder))
     view = window.verdict_view
     shown = [label.text() for label in view.blocking.labels]
     assert len(shown) == 3 and view.blocking.isVisibleTo(view)
-    for line, item in zip(shown, verdict["blocking"], strict=True):
-        assert item["reason"] in line and item["remedy"] in line
+    for line, item in zip(shown, verdict.blocking, strict=True):
+        assert item.reason in line and item.remedy in line
     # the one headline the CLI and the report show: the measured A/B, named so
     assert view.speedup.text().startswith("Measured speedup 1.53×")
     # nothing confirmed: the measured settings to try, copyable, under that label
     assert view.flags.title.text() == "Measured, not confirmed — try" and view.flags.copy.isEnabled()
-    assert view.flags.command == verdict["try_flags"]["command"]
+    assert verdict.try_flags is not None and view.flags.command == verdict.try_flags.command
     window.set_language("zh")
-    assert verdict["blocking"][0]["remedy_zh"] in view.blocking.labels[0].text()
+    assert verdict.blocking[0].remedy_zh in view.blocking.labels[0].text()
     assert view.flags.title.text() == "已测量、未确认——可以试试"
     window.set_language("en")

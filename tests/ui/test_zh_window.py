@@ -3,17 +3,15 @@ label, button, table cell and header, tab and list item, and the run view says t
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 from typing import get_args
 
 from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel, QListWidget, QTableWidget, QTabWidget, QWidget
 
-from advisor.decide.reconcile import decide_evidence
 from advisor.decide.rules import OPS, load_rules
-from advisor.history.folders import load_run
 from probes.gpu.probe import GpuStatus
+from tests.said_as_now import said_as_now
 from tests.zh_words import english_words
 
 _RULES = load_rules()
@@ -44,8 +42,7 @@ def _texts(root: QWidget) -> list[str]:
 def test_every_view_reads_in_chinese(window, saved_run: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     run = tmp_path / "run"  # the saved run with a verdict this version decides (the saved one predates zh texts)
     shutil.copytree(saved_run, run)
-    verdict, _ = decide_evidence(load_run(run).evidence, _RULES)
-    (run / "verdict.json").write_text(json.dumps(verdict), encoding="utf-8")
+    said_as_now(run, _RULES)
     window.set_language("zh")
     assert window.open_path(str(run))
     left: list[str] = []

@@ -311,7 +311,7 @@ def _width(text: str) -> int:
     return sum(2 if ord(c) >= 0x2E80 else 1 for c in text)
 
 
-def num(value: Any) -> float | None:
+def num(value: object) -> float | None:
     """A finite float or None (evidence may hold None, strings or NaN)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None

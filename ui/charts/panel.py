@@ -10,9 +10,10 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFrame, QGridLayout, QScrollArea, QWidget
 
 from advisor.core.policy import Policy
-from advisor.events import Event, Sample, StepDone
+from advisor.events import Sample, StepDone
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.schema import Evidence
+from advisor.run.done import SessionEvent
 from ui.charts.ab import ABChart
 from ui.charts.acceptance import CategoryChart, PositionChart
 from ui.charts.base import LiveChart
@@ -83,7 +84,7 @@ class ChartPanel(QScrollArea):
         """The charts that show `step`."""
         return [c for c in self.charts if step in c.steps]
 
-    def handle(self, event: Event) -> None:
+    def handle(self, event: SessionEvent) -> None:
         """Append a Sample to its chart's ring, or draw a finished step's final state."""
         try:
             if isinstance(event, Sample):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from contextlib import closing
-from typing import Any
 
 import httpx
 
@@ -132,7 +131,7 @@ class LlamaCppAdapter(HttpAdapter):
             source=source,
         )
 
-    def _generation_settings(self) -> dict[str, Any] | None:
+    def _generation_settings(self) -> dict[str, object] | None:
         # A zero-token request (n_predict 0, no cache) returns the task parameters the server applies.
         try:
             doc = request_json(self._client, "POST", self.url("/completion"),
@@ -198,7 +197,7 @@ class LlamaCppAdapter(HttpAdapter):
         cache_prompt: bool = True,
     ) -> CompletionResult:
         """One streamed `/completion`; counts and times come from the server's `timings`."""
-        body: dict[str, Any] = {
+        body: dict[str, object] = {
             "prompt": prompt, "n_predict": max_tokens, "temperature": temperature, "seed": seed,
             "stream": True, "timings_per_token": True, "cache_prompt": cache_prompt,
         }
@@ -207,7 +206,7 @@ class LlamaCppAdapter(HttpAdapter):
         ttft: float | None = None
         bursts: list[Burst] = []
         text_parts: list[str] = []
-        final: Mapping[str, Any] | None = None
+        final: Mapping[str, object] | None = None
         t_s = 0.0  # seconds since the request was sent, at the latest event
         # closing(): after the final event the connection is released at once, not at garbage collection
         with closing(stream_sse(self._client, self.url("/completion"), body,
@@ -237,7 +236,7 @@ class LlamaCppAdapter(HttpAdapter):
         """The greedy reply to `prompt` with `n_probs` candidates per token (`completion_probabilities`,
         engine-facts.md §1.2); streamed, so it can stop once the reply passes `stop_after_bytes` bytes. Untimed: the
         caller uses it outside every measured set."""
-        body: dict[str, Any] = {"prompt": prompt, "n_predict": max_tokens, "temperature": 0.0, "seed": seed,
+        body: dict[str, object] = {"prompt": prompt, "n_predict": max_tokens, "temperature": 0.0, "seed": seed,
                                 "stream": True, "n_probs": n_probs, "cache_prompt": True}
         tokens: list[TokenProbs] = []
         chars = 0
@@ -261,7 +260,7 @@ class LlamaCppAdapter(HttpAdapter):
         return tokens
 
 
-def _result(final: Mapping[str, Any], text: str, ttft_ms: float, total_ms: float,
+def _result(final: Mapping[str, object], text: str, ttft_ms: float, total_ms: float,
             bursts: list[Burst]) -> CompletionResult:
     timings = obj(final, "timings")
     completion = integer(timings, "predicted_n")
