@@ -5,6 +5,7 @@ user, numbers survive the evidence codec as they were, and a saved run's English
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -73,6 +74,17 @@ def test_a_message_survives_the_codec_with_its_types() -> None:
     assert again == message and isinstance(again.values["tflops"], float)
     assert render(again, "en") == "compute 2 TFLOPS (FLOPs per byte of a RTX 4090; 'X' is not in the hardware table)"
     assert decode(Message, encode(msg("warn.cache_miss", n=3))).values["n"] == 3  # an int stays an int
+
+
+def test_an_undefined_number_reads_back_and_renders_the_same_live_and_saved() -> None:
+    """A guard's critical value is inf where the test is undefined (too few pairs in one order): the evidence
+    stores it as null, which must read back (it failed a saved A/B) and render as it did live."""
+    live = msg("detail.order_interaction", x=0.01, t=0.5, crit=math.inf, alpha=0.05)
+    saved = decode(Message, json.loads(json.dumps(encode(live))))
+    assert math.isnan(saved.values["crit"])  # type: ignore[arg-type]
+    for lang in ("en", "zh"):
+        assert render(saved, lang) == render(live, lang) and "—" in render(live, lang)
+        assert "inf" not in render(live, lang) and "nan" not in render(saved, lang)
 
 
 def test_english_is_what_the_steps_always_wrote() -> None:

@@ -16,7 +16,6 @@ from advisor.arms.arms import Arm, Arms
 from advisor.cli.check import _run_session
 from advisor.config import QUICK, CheckConfig
 from advisor.evidence.schema import Environment
-from advisor.report.strings import verdict_lines
 from advisor.run.session import Session
 from probes.base import Unavailable
 from probes.engines.base import EngineError, EngineInfo, SpecState
@@ -70,6 +69,6 @@ def test_every_step_failed_is_a_failed_run(tmp_path: Path, capsys: pytest.Captur
     verdict = json.loads((tmp_path / "run" / "verdict.json").read_text())
     assert verdict["because"][0].startswith("no measuring step succeeded (baseline: engine error: ")
     assert len(verdict["because_zh"]) == len(verdict["because"])
-    zh = verdict_lines(verdict, "because", "zh")[0]
+    zh = verdict["because_zh"][0]
     assert zh.startswith("没有任何测量步骤成功（基线（关闭推测）：引擎出错："), zh
     assert not english_words(zh.replace("the engine answered 500 to every completion", ""))  # the engine's own

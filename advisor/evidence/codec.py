@@ -133,6 +133,8 @@ def _union(tp: object, data: object, path: str, depth: int) -> object:
     if data is None:
         if type(None) in options:
             return None
+        if float in options:  # the encoder writes NaN and ±inf as null, in a union as in a plain float
+            return math.nan
         raise _fail(path, _describe(tp), data)
     if isinstance(data, Mapping) and "unavailable" in data and Unavailable in options:
         return _decode(Unavailable, {"reason": data.get("unavailable"), "detail": data.get("detail", "")},

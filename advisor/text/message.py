@@ -11,6 +11,7 @@ messages were data): it reads as written in every language.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from string import Formatter
@@ -78,8 +79,24 @@ def render(message: Message | str, lang: str) -> str:
     template = TABLES.get(lang, TABLES["en"]).get(message.key) or TABLES["en"].get(message.key)
     if template is None:
         raise KeyError(f"no template for message {message.key!r}")
-    values = {k: render(v, lang) if isinstance(v, Message) else v for k, v in message.values.items()}
+    values = {k: _shown(v, lang) for k, v in message.values.items()}
     return template.format(**values)
+
+
+class _Undefined:
+    """A number that is not one (NaN, ±inf: an undefined critical value; a saved run stores it as null): shown
+    as a dash whatever format spec the template gives it, the same live and read back."""
+
+    def __format__(self, spec: str) -> str:
+        return "—"
+
+
+def _shown(value: Value, lang: str) -> object:
+    if isinstance(value, Message):
+        return render(value, lang)
+    if isinstance(value, float) and not math.isfinite(value):
+        return _Undefined()
+    return value
 
 
 def render_all(messages: Sequence[Message | str], lang: str) -> tuple[str, ...]:
