@@ -32,6 +32,7 @@ class RunPlanned:
     units: Mapping[str, int]
     restarts: Mapping[str, int] = field(default_factory=dict)
     load_s: float | None = None
+    weights: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # requests per unit, per step
 
 
 @dataclass(frozen=True, slots=True)

@@ -197,6 +197,59 @@ def test_until_decided_plans_the_full_checks_pairs() -> None:  # issue 24 item 2
     assert (quick.ab_pair_limit, longer.ab_pair_limit) == (QUICK.ab_max_pairs, FULL.ab_max_pairs)
     short_plan, long_plan = plan_workload(quick), plan_workload(longer)
     assert len(long_plan.ab) > len(short_plan.ab) >= QUICK.ab_max_pairs
-    assert planned_units(longer, long_plan)["ab"] == len(long_plan.ab) >= FULL.ab_max_pairs
+    # the limit's pairs, not the spare prompts that only replace failed pairs
+    assert planned_units(longer, long_plan)["ab"] == FULL.ab_max_pairs < len(long_plan.ab)
+    assert planned_units(quick, short_plan)["ab"] == QUICK.ab_max_pairs
     loads = planned_restarts(longer, long_plan, single=True, block_pairs=4)["ab"]
     assert loads > planned_restarts(quick, short_plan, single=True, block_pairs=4)["ab"]
+
+
+def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
+    """Issue 27: the concurrency sweep's 3 levels send 6, 12 and 24 requests; paced as 3 prompts the clock
+    said 3 s for 40 s of work."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 2, "batch": 3}, weights={"baseline": (1.0, 1.0), "batch": (6.0, 12.0, 24.0)}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(2):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, 2))
+    assert eta.estimate().remaining_s == pytest.approx(42.0)  # 42 requests at the baseline's 1 s each
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("batch", "Concurrency", 2, 2))
+    clock.now += 12.0  # the first level ran at 2 s per request: the blend with one unit at 1 s moves halfway
+    eta(Progress("batch", 1, 3))
+    pace = (12.0 + 12.0 * 1.4) / (6.0 + 12.0)  # the step's 12 s over 6 requests, plus 12 requests at the run's pace
+    run_pace = (2.0 + 12.0) / 8.0
+    assert eta.estimate().remaining_s == pytest.approx(36.0 * (12.0 + 12.0 * run_pace) / 18.0)
+    assert pace > 1.0 and run_pace == pytest.approx(1.75)
+
+
+def test_the_weights_count_requests_per_unit() -> None:
+    from advisor.config import QUICK
+    from advisor.run.eta import unit_weights
+    from advisor.steps.plan import plan_workload
+
+    config = CheckConfig(quick=True)
+    weights = unit_weights(config, plan_workload(config))
+    per_level = QUICK.batch_rounds * 2 * QUICK.batch_requests_per_slot
+    assert weights["batch"] == tuple(float(per_level * c) for c in QUICK.batch_levels)  # 6, 12, 24
+    assert weights["ab"] == (2.0,) * QUICK.ab_max_pairs and set(weights["baseline"]) == {1.0}
+    assert "verify" not in weights  # rounds of forwards keep their own pace
+
+
+def test_the_comparison_with_the_defaults_counts_on_after_the_pairs() -> None:
+    """The A/B step's pairs against the defaults continue its count, so the plan is one number."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"ab": 30}, weights={"ab": (2.0,) * 30}))
+    eta(StepStarted("ab", "A/B", 1, 1))
+    for i in range(10):
+        clock.now += 2.0
+        eta(Progress("ab", i + 1, 10 + 20))  # decided after 10 pairs: 20 against the defaults follow
+    assert eta.estimate().planned == 30
+    for i in range(10):
+        clock.now += 2.0
+        eta(Progress.unit("ab", 10 + i + 1, 10 + 10, "ab_default_pair", pair=i + 1))  # only 10 prompts to pair
+    estimate = eta.estimate()
+    assert (estimate.done, estimate.planned, estimate.remaining_s) == (20, 20, 0.0)

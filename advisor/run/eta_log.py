@@ -5,10 +5,12 @@ check that promised five minutes and took twenty can be read back (where the pla
 load, an unplanned step) and the ETA's accuracy can be measured (bench/eta_accuracy.py). A line per event that
 can move the estimate (the plan, a load, a step's start and end, a finished unit) and a last one at the end:
 
-    {"t_s": 41.2, "remaining_s": 96.0, "done": 12, "planned": 40, "step": "acceptance", "event": "Progress"}
+    {"t_s": 41.2, "remaining_s": 96.0, "done": 12, "planned": 40, "step": "acceptance", "event": "Progress",
+     "of": {"step": "acceptance", "done": 3, "total": 13, "detail": "acceptance_prompt"}}
 
-`remaining_s` is null while there is no rate yet. A log that cannot be written (a full disk) is dropped after
-the first failure, never the check.
+`remaining_s` is null while there is no rate yet. `of` is what the event said (the plan, a load's seconds, a
+unit's count), so a log can be replayed through another estimator (bench/eta_accuracy.py `replay`). A log that
+cannot be written (a full disk) is dropped after the first failure, never the check.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ class EtaLog:
                 "remaining_s": None if est.remaining_s is None else round(est.remaining_s, 3),
                 "done": est.done, "planned": est.planned, "step": self.tracker.current,
                 "event": type(event).__name__}
+        line.update(_what(event))
         if isinstance(event, SessionDone):
             line["end"] = True
             line["status"] = event.status
@@ -58,3 +61,17 @@ class EtaLog:
         except OSError as exc:
             self.broken = True
             log.warning("the ETA log %s could not be written (%s); the check goes on without it", self.path, exc)
+
+
+def _what(event: SessionEvent) -> dict[str, object]:
+    """What `event` told the clock, as JSON (its sentences and evidence left out)."""
+    if isinstance(event, RunPlanned):
+        return {"of": {"units": dict(event.units), "restarts": dict(event.restarts), "load_s": event.load_s,
+                       "weights": {step: list(w) for step, w in event.weights.items()}}}
+    if isinstance(event, ServerRestarted):
+        return {"of": {"phase": event.phase, "seconds": round(event.seconds, 3)}}
+    if isinstance(event, Progress):
+        return {"of": {"step": event.step, "done": event.done, "total": event.total, "detail": event.detail}}
+    if isinstance(event, (StepStarted, StepDone)):
+        return {"of": {"step": event.step}}
+    return {}

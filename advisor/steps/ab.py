@@ -20,7 +20,7 @@ from advisor.core.ab_policy import ABPolicy
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
 from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
 from advisor.evidence.warnings import WarningCode
-from advisor.steps.ab_default import compare_with_default
+from advisor.steps.ab_default import compare_with_default, default_config
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.divergence import Replies, check_divergences, with_kinds
 from advisor.steps.pairs import pair_units
@@ -58,6 +58,10 @@ class ABStep:
         stop_reason: Message | None = None
         replies: list[Replies] = []
         measured = pair_units(ctx, prompts, "", replies)
+        # The count the clock is told: the pairs the limit allows (the spare prompts only replace failed pairs)
+        # and the comparison with the engine's defaults that follows them when the tuner chose other flags.
+        vs_planned = min(ctx.config.budget.ab_vs_default_pairs, limit) if default_config(ctx) is not None else 0
+        planned = min(limit, len(prompts))
         for i, (prompt, unit, new) in enumerate(measured):
             if new:
                 yield UnitDone(self.id, prompt.id, unit)
@@ -68,7 +72,8 @@ class ABStep:
                 streak[arm] = streak[arm] + 1 if err else 0
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
-            yield Progress.unit(self.id, i + 1, len(prompts), "ab_pair", pair=i + 1, decision=decision.decision.value)
+            yield Progress.unit(self.id, i + 1, max(planned, i + 1) + vs_planned, "ab_pair", pair=i + 1,
+                                decision=decision.decision.value)
             if decision.decision is not Decision.CONTINUE:
                 break
             if max(streak.values()) >= policy.max_consecutive_failures:

@@ -49,6 +49,7 @@ def compare_with_default(ctx: StepContext, prompts: Sequence[Any],
     """Measure up to `budget.ab_vs_default_pairs` pairs of the choice against the defaults: the OFF arm runs the
     defaults meanwhile (restarted fresh side by side; swapped in fresh per block when single-resident)."""
     n = min(ctx.config.budget.ab_vs_default_pairs, len(prompts))
+    before = len(prompts)  # the pairs the step measured first, one per prompt given here
     default = default_config(ctx) if n > 0 else None
     off, on = ctx.arms.off, ctx.arms.on
     if default is None or off is None or on is None or off.config is None:
@@ -66,7 +67,8 @@ def compare_with_default(ctx: StepContext, prompts: Sequence[Any],
             if new:
                 yield UnitDone(step_id, UNIT_PREFIX + prompt.id, unit)
             pairs.append(unit.pair)
-            yield Progress.unit(step_id, i + 1, n, "ab_default_pair", pair=i + 1)
+            # counted after the step's own pairs (`before`), so the step's total stays one number for the clock
+            yield Progress.unit(step_id, before + i + 1, before + n, "ab_default_pair", pair=i + 1)
     finally:
         ctx.arms.configure("off", f"{step_id}:restore", original)
     return summarise(default_argv, chosen_argv, pairs)

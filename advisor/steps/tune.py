@@ -23,6 +23,7 @@ from advisor.evidence.steps import AcceptanceEvidence, BaselineEvidence, Categor
 from advisor.evidence.tuner import KSpeedup, MethodProbe, SurfacePoint, TuneEvidence, TunerChoice
 from advisor.recommend.llamacpp import spec_type as spec_type_of
 from advisor.steps.base import StepContext, skipped
+from advisor.steps.tune_plan import DRAFT_SPEED_PROMPTS
 from advisor.steps.tune_probes import (
     draft_ms_per_token,
     on_config,
@@ -109,7 +110,7 @@ class TuneStep:
                        plain: PlainStep, k_max: int) -> Generator[Event, None, MethodProbe]:
         draft_ratio = 0.0
         if methods.family(method) != "ngram" and ctx.config.draft_model is not None:
-            prompts = probe_prompts(ctx, 1)[:2]
+            prompts = probe_prompts(ctx, 1)[:int(DRAFT_SPEED_PROMPTS)]
             draft_ms = draft_ms_per_token(ctx, ctx.config.draft_model, prompts)
             draft_ratio = draft_ms / plain.ms_per_token if draft_ms else 0.0
             yield Progress.unit(self.id, 1, 1, "tune_draft_speed")

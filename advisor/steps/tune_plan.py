@@ -18,6 +18,8 @@ from advisor.steps.plan import WorkloadPlan
 from advisor.tune.variants import variants
 from probes.engines.llamacpp.binary import FlagDialect
 
+DRAFT_SPEED_PROMPTS = 2.0  # prompts the draft model's own speed is timed on (advisor/steps/tune.py)
+
 
 @dataclass(frozen=True, slots=True)
 class TunePlan:
@@ -25,6 +27,7 @@ class TunePlan:
 
     units: int
     loads: int
+    weights: tuple[float, ...] = ()  # requests each unit sends, in the order the step finishes them
 
 
 def probe_prompt_count(plan: WorkloadPlan, per_category: int) -> int:
@@ -47,4 +50,9 @@ def plan_tune(config: CheckConfig, plan: WorkloadPlan, dialect: FlagDialect | No
     points = [k for k, _ in budget.surface_points if has_synth and (k_max is None or k <= k_max)]
     draft_speed = 1 if config.draft_model is not None and methods.family(primary) != "ngram" else 0
     probes = len(others) + len(knobs)
-    return TunePlan(units=draft_speed + probes * per_probe + len(points) + 1, loads=probes + len(points) + 1)
+    # The draft model's speed decodes two prompts; a probe unit is one prompt; a surface point decodes its
+    # prompts in one unit; the choice is a restart only (its load is counted apart).
+    weights = ((DRAFT_SPEED_PROMPTS,) * draft_speed + (1.0,) * (probes * per_probe)
+               + (float(budget.surface_requests),) * len(points) + (0.0,))
+    return TunePlan(units=draft_speed + probes * per_probe + len(points) + 1, loads=probes + len(points) + 1,
+                    weights=weights)
