@@ -38,7 +38,3 @@ def is_cache_based(method: str) -> bool:
     """True for methods whose engine keeps drafting tables across requests (n-gram, lookup, suffix)."""
     return family(method) == "ngram"
 
-
-def is_head(method: str) -> bool:
-    """True for draft heads trained on the target (EAGLE, MTP, Medusa): cheap, a few % of a step."""
-    return family(method) in ("eagle3", "mtp", "medusa")

@@ -5,8 +5,8 @@
 A fault is *tried* when its test ran (a fault that cannot be staged here, e.g. a tmpfs where mount is not
 allowed, is skipped with its reason and not counted) and *survived* when every property its test asserts
 held: the right status and exit code, the reason in the verdict, one clear message and no traceback, no
-evidence lost. The faults are the tests themselves (tests/test_run_faults*.py, tests/test_faults.py), so the
-figure and the test suite can never disagree.
+evidence lost. The faults are the tests themselves (tests/advisor/run/test_run_faults*.py,
+tests/probes/test_faults.py), so the figure and the test suite can never disagree.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ KEYS = (TRIED, SURVIVED)
 _ATOMIC = ("test_failed_replace_keeps_old_file", "test_fifo_is_written_through_not_replaced",
            "test_symlink_is_kept_and_its_file_written", "test_device_node_is_never_replaced",
            "test_dev_stdout_reaches_the_reader")
-FAULT_TESTS = ("tests/test_run_faults.py", "tests/test_run_faults_process.py", "tests/test_faults.py",
-               "tests/test_run_faults_units.py::test_history_command_on_an_immutable_database",
-               *(f"tests/test_atomic.py::{name}" for name in _ATOMIC))
+FAULT_TESTS = ("tests/advisor/run/test_run_faults.py", "tests/advisor/run/test_run_faults_process.py",
+               "tests/probes/test_faults.py",
+               "tests/advisor/run/test_run_faults_units.py::test_history_command_on_an_immutable_database",
+               *(f"tests/advisor/test_atomic.py::{name}" for name in _ATOMIC))
 
 
 def _cases(junit: Path) -> list[dict[str, str]]:

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.sim_ab [--reps 20000] [--seed 1] [--json-out FILE] [--calibrate-reps 200000]
 
 Runs `advisor.ab.decision.run_batch`, the vectorised twin of `decide_ab` (same `look_stats`, `stat_guards`
-and `classify`; tests/test_ab_equivalence.py checks both give the same verdict on 500 random datasets).
+and `classify`; tests/advisor/ab/test_ab_equivalence.py checks both give the same verdict on 500 random datasets).
 Prints P(ENABLE), P(SKIP), P(INCONCLUSIVE) and mean prompts per scenario, and the headline figures.
 
 Pocock constant: T_k is pivotal for normal d (its law does not depend on the sd), so c is the 95th

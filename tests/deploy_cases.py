@@ -1,4 +1,5 @@
-"""Shared inputs for the tests/test_deploy_*.py files: one ENABLE recommendation per llama.cpp dialect."""
+"""Shared inputs for the tests/advisor/deploy/test_deploy_*.py files: one ENABLE recommendation per llama.cpp
+dialect."""
 
 from __future__ import annotations
 

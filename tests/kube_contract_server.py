@@ -33,7 +33,7 @@ Run it alone:
     .venv/bin/python -m tests.kube_contract_server --port 8001 --kubeconfig-out /tmp/kc.yaml --seed-demo
 
 `--seed-demo` creates Model `default/demo` (the bundled SmolLM2-135M) and InferenceService `default/demo`
-serving it. Tests use `ContractCluster` in-process (tests/test_cluster_*.py).
+serving it. Tests use `ContractCluster` in-process (tests/advisor/cluster/test_cluster_*.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Shared pieces of the run-level fault tests (tests/test_run_faults*.py) and bench/faults.py: a tiny budget,
-running a session the way `spec-advisor check` does (its exit code and printed summary), and the faults
+"""Shared pieces of the run-level fault tests (tests/advisor/run/test_run_faults*.py) and bench/faults.py: a tiny
+budget, running a session the way `spec-advisor check` does (its exit code and printed summary), and the faults
 themselves (SIGKILL of a server, an immutable history, a full disk)."""
 
 from __future__ import annotations

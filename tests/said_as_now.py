@@ -1,7 +1,7 @@
 """The saved demo run (tests/fixtures/runs/demo-quick) as this version says it, for the tests that read it in
 Chinese. The file predates messages as data: its English-only sentences load as plain text and are shown as
-written in every language (tests/test_messages.py), so a scan for English would only meet an older release's
-words. The numbers are the saved run's own."""
+written in every language (tests/advisor/text/test_messages.py), so a scan for English would only meet an older
+release's words. The numbers are the saved run's own."""
 
 from __future__ import annotations
 

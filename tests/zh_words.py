@@ -1,4 +1,4 @@
-"""English words left in Chinese text: what tests/test_zh_leftovers.py scans the CLI, report and window for.
+"""English words left in Chinese text: what tests/project/test_zh_leftovers.py scans the CLI, report and window for.
 
 A word is three or more ASCII letters (hyphens and underscores inside count, so `repetition-loops` is one). Not
 words to translate: placeholders, code spans in backticks, command-line flags, paths and file names, URLs, and

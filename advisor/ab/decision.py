@@ -5,7 +5,7 @@ may call it after every pair; between looks it returns CONTINUE, and once a look
 or SKIP) later pairs do not change the answer. Any exception inside gives INCONCLUSIVE (fail closed,
 unlike pyperf's `(True, None)`, reliability.md §1.1). A/A runs go through the same function
 (`aa_check`). `run_batch` is the vectorised twin for simulations; it calls the same kernel
-(`look_stats`, `stat_guards`, `classify`), and tests/test_ab_equivalence.py checks they agree.
+(`look_stats`, `stat_guards`, `classify`), and tests/advisor/ab/test_ab_equivalence.py checks they agree.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The README's layout block, generated from the packages' own docstrings (`python -m advisor.cli.layout` prints
-it; tests/test_readme_layout.py fails when README.md's block differs), so the listing names only what exists."""
+it; tests/project/test_readme_layout.py fails when README.md's block differs), so the listing names only what exists."""
 
 from __future__ import annotations
 

@@ -41,11 +41,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                                                "ending in /, gets report.<format> inside)")
 
 
-def build_from_args(args: argparse.Namespace) -> Report:
-    """The canonical report for the command's source (a report.json is re-rendered as it is)."""
-    return _source(args)[0]
-
-
 def _source(args: argparse.Namespace) -> tuple[Report, bool]:
     """The report, and whether it was read from a report.json (a file the user may have edited)."""
     if args.facts is not None:

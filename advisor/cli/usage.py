@@ -1,5 +1,5 @@
 """The README's command block, generated from the parser (`python -m advisor.cli.usage` prints it;
-tests/test_readme_usage.py fails when README.md's block differs), so no command or option goes missing."""
+tests/project/test_readme_usage.py fails when README.md's block differs), so no command or option goes missing."""
 
 from __future__ import annotations
 

@@ -89,8 +89,3 @@ def invariant_checks(facts: Mapping[str, object], policy: Policy) -> list[Blocke
     out.append(Blocker(_check("ab.guards_passed", "is-false", None, guards, guards is False), "an A/B guard failed",
                        "有 A/B 守卫未通过"))
     return out
-
-
-def blockers(facts: Mapping[str, object], policy: Policy) -> list[Blocker]:
-    """The invariants that stand against an ENABLE (a missing A/B bound or pair count counts against it)."""
-    return [b for b in invariant_checks(facts, policy) if b.check.passed is not False]

@@ -50,7 +50,7 @@ POLICY_REF = "policy."  # "$policy.ab.min_speedup" in a condition, "{policy.ab.m
 NOT_QUESTIONS = (POLICY_FILE, "thresholds.toml", "remedies.toml")
 REMEDIES_FILE = "remedies.toml"  # remedies for reasons no branch states: invariants, missing facts
 # Every text a person reads has a Chinese twin named KEY_zh (rules/README.md); the built-in files must carry
-# them all (tests/test_rules_zh.py), a user's own override may leave them out and reads in English.
+# them all (tests/advisor/decide/test_rules_zh.py), a user's own override may leave them out and reads in English.
 TRANSLATION_SUFFIX = "_zh"
 HEAD_TEXTS = ("question", "what", "why")
 BRANCH_TEXTS = ("because", "warning")

@@ -17,7 +17,7 @@ from advisor import methods
 from advisor.core.policy import Policy, default_policy
 from advisor.decide.blocking import Blocking, blocking
 from advisor.decide.evaluate import Check, Walk, walk
-from advisor.decide.invariants import BREAK_EVEN, blockers, invariant_checks
+from advisor.decide.invariants import BREAK_EVEN, invariant_checks
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
 from advisor.decide.text import render
 from advisor.perf.interval import PredictiveInterval, predictive_interval
@@ -112,11 +112,6 @@ def enrich(facts: Mapping[str, object], policy: Policy | None = None
     if band.measure_first is not None:
         out["predict.measure_first"] = band.measure_first
     return out, prediction, band
-
-
-def invariant_violations(facts: Mapping[str, object], policy: Policy | None = None) -> list[str]:
-    """Reasons an ENABLE would break the hard invariants (empty when it may stand)."""
-    return [b.text for b in blockers(facts, policy or default_policy())]
 
 
 def _because(result: Walk, rules: RuleSet, values: Mapping[str, object]) -> list[tuple[str, str]]:

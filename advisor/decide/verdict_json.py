@@ -3,7 +3,8 @@
 
 The file is untrusted (hand-edited, an older release, another program): every value is checked, whatever
 does not fit is left out, and an unknown verdict word fails closed to INCONCLUSIVE with a warning saying so.
-`verdict_to_json(verdict_from_json(j)) == j` for every file `verdict_to_json` wrote (tests/test_verdict_json.py).
+`verdict_to_json(verdict_from_json(j)) == j` for every file `verdict_to_json` wrote
+(tests/advisor/decide/test_verdict_json.py).
 """
 
 from __future__ import annotations

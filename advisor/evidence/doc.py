@@ -1,7 +1,8 @@
 """docs/evidence.md, generated from the schema itself so the description can never drift from the code.
 
-`python -m advisor.evidence.doc > docs/evidence.md` writes it; tests/test_evidence_schema.py checks it is current.
-Each dataclass is listed with its docstring and, per field, the type and the comment written beside it.
+`python -m advisor.evidence.doc > docs/evidence.md` writes it; tests/advisor/evidence/test_evidence_schema.py
+checks it is current. Each dataclass is listed with its docstring and, per field, the type and the comment
+written beside it.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def render() -> str:
         "# evidence.json — what a check leaves behind",
         "",
         "Generated from `advisor/evidence/` by `python -m advisor.evidence.doc > docs/evidence.md`; "
-        "`tests/test_evidence_schema.py` fails when it is stale.",
+        "`tests/advisor/evidence/test_evidence_schema.py` fails when it is stale.",
         "",
         f"A run folder holds `evidence.json`, written atomically after every step. Schema version "
         f"{schema.SCHEMA_VERSION}; files of schema 1 (the first release) still load, are re-decided and "

@@ -27,7 +27,7 @@ from advisor.evidence.steps import (
     VerifyEvidence,
 )
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
-from advisor.evidence.warnings import StepWarning, WarningCode
+from advisor.evidence.warnings import StepWarning
 from advisor.text.message import Message
 from probes.engines.base import EngineInfo
 from probes.engines.llamacpp.binary import LlamaServerBinary
@@ -157,10 +157,6 @@ class StepRecord:
     elapsed_s: float = 0.0
     warnings: tuple[StepWarning, ...] = ()
     evidence: StepEvidence | None = None
-
-    def has(self, code: WarningCode) -> bool:
-        """True when the step raised warning `code`."""
-        return any(w.code is code for w in self.warnings)
 
 
 @dataclass(frozen=True, slots=True)

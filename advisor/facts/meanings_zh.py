@@ -1,5 +1,6 @@
 """Each fact's meaning in Chinese, beside the English one in advisor/facts/specs.py (`decide --list-facts --lang
-zh`, docs/facts.md). tests/test_facts_list.py fails when a fact has none; flag and fact names stay as written."""
+zh`, docs/facts.md). tests/advisor/facts/test_facts_list.py fails when a fact has none; flag and fact names stay
+as written."""
 
 from __future__ import annotations
 

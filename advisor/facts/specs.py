@@ -253,8 +253,8 @@ _SPECS: tuple[FactSpec, ...] = (
 
 FACT_SPECS: dict[str, FactSpec] = {spec.name: spec for spec in _SPECS}
 
-# Facts with a closed set of values (the Literal types that produce them; tests/test_rule_values.py keeps the
-# two in step): any other value is a typo or a forgery, and "MAYBE" must not walk the tree as if it were one.
+# Facts with a closed set of values (the Literal types that produce them; tests/advisor/decide/test_rule_values.py
+# keeps the two in step): any other value is a typo or a forgery, and "MAYBE" must not walk the tree as if it were one.
 CHOICES: dict[str, tuple[str, ...]] = {
     "ab.decision": ("ENABLE", "SKIP", "INCONCLUSIVE"),          # advisor.evidence.steps.AbVerdict
     "baseline.bottleneck": ("memory", "compute", "overhead"),  # advisor.evidence.steps.Bottleneck

@@ -113,11 +113,6 @@ def dense_verify_ratio(k: int, knee_tokens: float) -> float:
     return max(1.0, k / knee_tokens)
 
 
-def compute_knee_tokens(peak_tflops: float, bandwidth_gbs: float, bytes_per_param: float) -> float:
-    """Tokens per forward at which weight reads and FLOPs take equal time (2 FLOPs per param per token)."""
-    return (peak_tflops * 1e12) * bytes_per_param / (2.0 * bandwidth_gbs * 1e9)
-
-
 def roofline_tok_s(bandwidth_gbs: float, bytes_per_token_gb: float) -> float:
     """Upper bound on memory-bound decode speed: bandwidth ÷ bytes per token (tok/s)."""
     if bytes_per_token_gb <= 0:

@@ -5,7 +5,7 @@ the vocabulary types are equal; the add-BOS flags are equal and, when BOS is add
 same for EOS); the vocabulary sizes differ by at most 128 tokens (SPEC_VOCAB_MAX_SIZE_DIFFERENCE); and every
 token text from id 5 (SPEC_VOCAB_CHECK_START_TOKEN_ID) up to the smaller size is equal. On a refused pair the
 current llama-server logs "the target and draft vocabs are not compatible" after loading both models and then
-serves with speculation off (tests/test_draft_tokenizer.py checks that it agrees with this module). Older
+serves with speculation off (tests/probes/test_draft_tokenizer.py checks that it agrees with this module). Older
 builds compared the BOS/EOS ids even where the token is not added; the current rule is the one here.
 
 The values compared are the ones llama.cpp resolves when it loads a vocabulary (src/llama-vocab.cpp): per

@@ -14,7 +14,7 @@ from advisor.decide.verdict import decide
 from advisor.decide.verdict_json import verdict_from_json
 from advisor.evidence.schema import Evidence
 from advisor.report.model import build_report
-from tests.test_rules_cases import ALL_CASES, _flatten
+from tests.advisor.decide.test_rules_cases import ALL_CASES, _flatten
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 

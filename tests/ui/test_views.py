@@ -115,7 +115,7 @@ def test_history_lists_and_compares_two_runs(qtbot, saved_run: Path, tmp_path: P
 def test_verdict_view_lists_every_withholding_reason(window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from advisor.decide.verdict import verdict_to_json
     from advisor.evidence.codec import encode
-    from tests.test_decide_blocking import _failing_run, _verdict_of
+    from tests.advisor.decide.test_decide_blocking import _failing_run, _verdict_of
 
     run = _failing_run(gpu=False)
     verdict = _verdict_of(run)

@@ -1,0 +1,255 @@
+"""Overall elapsed and remaining time (advisor/run/eta.py) and how the CLI prints it, on a fake clock."""
+
+from __future__ import annotations
+
+import io
+from types import SimpleNamespace
+
+import pytest
+
+from advisor.cli.progress import ProgressPrinter
+from advisor.config import CheckConfig
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_restarts, planned_units
+from advisor.steps.tune_plan import TunePlan, plan_tune, probe_prompt_count
+from advisor.text import text
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _tracker() -> tuple[EtaTracker, Clock]:
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 10}))
+    return eta, clock
+
+
+def test_no_estimate_before_a_unit_has_finished() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("preflight", "Preflight", 1, 3))
+    clock.now += 5
+    eta(StepDone("preflight", "done"))
+    eta(StepStarted("baseline", "Baseline", 2, 3))
+    eta(Progress.unit("baseline", 0, 4, "warmup", n=1))  # warm-ups are not units
+    clock.now += 3
+    estimate = eta.estimate()
+    assert estimate.remaining_s is None and estimate.elapsed_s == pytest.approx(8.0)
+    assert (estimate.done, estimate.planned) == (0, 14)
+
+
+def test_remaining_from_the_step_rate_and_the_overall_rate() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(2):
+        clock.now += 2.0
+        eta(Progress("baseline", i + 1, 4))
+    # baseline: 2 left at 2 s each; ab: 10 pairs at the overall 2 s per unit
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 + 10 * 2.0)
+    clock.now += 1.5  # the third prompt is under way: its time is already partly spent
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 - 1.5 + 10 * 2.0)
+
+
+def test_a_step_that_stops_early_takes_its_unused_units_with_it() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("ab", "A/B", 1, 1))
+    for i in range(3):
+        clock.now += 4.0
+        eta(Progress("ab", i + 1, 10))
+    eta(StepDone("ab", "done"))
+    assert eta.estimate().remaining_s == pytest.approx(4 * 4.0)  # only baseline's 4 units, at 4 s each
+
+
+def test_an_unplanned_step_shows_no_estimate() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 1
+    eta(Progress("baseline", 1, 4))
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("tune", "Tuner", 2, 2))
+    assert eta.estimate().remaining_s is None
+
+
+def test_the_steps_own_count_replaces_the_plan() -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("ab", "A/B", 1, 1))
+    clock.now += 1
+    eta(Progress("ab", 1, 6))
+    assert eta.estimate().planned == 4 + 6
+
+
+def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
+    config = CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "ab"))
+    plan = SimpleNamespace(baseline=[1] * 6, acceptance=[1] * 12, ab=[1] * 20)
+    units = planned_units(config, plan)  # type: ignore[arg-type]
+    budget = config.budget
+    assert units == {"baseline": 6 * budget.baseline_repeats, "acceptance": 12 + budget.canary_repeats,
+                     "verify": budget.verify_repeats, "ab": 20}
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(0, "0:00"), (59.6, "1:00"), (754, "12:34"), (3725, "1:02:05")])
+def test_clock_text(seconds: float, shown: str) -> None:
+    assert clock_text(seconds) == shown
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_line_in_both_languages(lang: str) -> None:
+    eta, clock = _tracker()
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 65
+    eta(Progress("baseline", 1, 4))
+    line = estimate_line(eta.estimate(), lambda key, **v: text(lang, key, **v))
+    assert text(lang, "progress.elapsed", elapsed="1:05") in line
+    assert text(lang, "progress.eta", left=clock_text(3 * 65 + 10 * 65)) in line
+
+
+def test_the_printer_adds_the_estimate_to_step_lines() -> None:
+    clock = Clock()
+    out = io.StringIO()
+    printer = ProgressPrinter(out, lang="zh", eta=EtaTracker(clock))
+    printer(RunPlanned({"baseline": 2, "ab": 4}))
+    printer(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 10
+    printer(Progress("baseline", 1, 2))
+    printer(StepDone("baseline", "done", elapsed_s=10))
+    printer(StepStarted("ab", "A/B", 2, 2))
+    lines = out.getvalue().splitlines()
+    # a zh reader gets the step's Chinese name and status (the event's English title is the fallback)
+    assert lines[0].startswith(f"[1/2] {text('zh', 'step.baseline')} — ")
+    assert text("zh", "progress.eta", left="0:00") not in lines[0]
+    assert lines[1].strip() == text("zh", "progress.step_done", status=text("zh", "status.done"), seconds="10.0")
+    assert lines[-1].endswith(text("zh", "progress.eta", left="0:40"))
+
+
+def test_planned_model_loads_are_counted_apart_from_units() -> None:
+    # Single-resident on a big model: each swap is a 60 s load; the ETA adds the loads still to come and never
+    # reads a load as unit time.
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 10}, restarts={"baseline": 0, "ab": 3}, load_s=60.0))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(2):
+        clock.now += 2.0
+        eta(Progress("baseline", i + 1, 4))
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 + 10 * 2.0 + 3 * 60.0)
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("ab", "A/B", 2, 2))
+    clock.now += 50.0
+    eta(ServerRestarted("ab:pairs", 50.0))  # one swap, faster than planned: the load estimate follows it
+    clock.now += 2.0
+    eta(Progress("ab", 1, 10))
+    # the unit took 2 s, not 52 s; two loads remain at the mean of what was seen (60 and 50 s)
+    assert eta.estimate().remaining_s == pytest.approx(9 * 2.0 + 2 * 55.0)
+
+
+def test_planned_restarts_side_by_side_and_single_resident() -> None:
+    plan = SimpleNamespace(baseline=[1] * 4, acceptance=[1] * 9, ab=[1] * 20)
+    config = CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "batch", "ab"))
+    dual = planned_restarts(config, plan, single=False, block_pairs=4)  # type: ignore[arg-type]
+    single = planned_restarts(config, plan, single=True, block_pairs=4)  # type: ignore[arg-type]
+    assert dual["baseline"] == 0 and dual["verify"] == 0 and dual["ab"] == 1
+    # single: a swap to OFF in preflight, to ON for the acceptance step (+ the canary), back to OFF for verify,
+    # one per sweep level, and one per block of 4 A/B pairs (+ the first)
+    assert single["preflight"] == 1 and single["acceptance"] == 2 and single["verify"] == 1
+    assert single["batch"] == len(config.budget.batch_levels) and single["ab"] == 20 // 4 + 1
+
+
+def test_the_tuners_probes_are_planned_and_counted_per_unit() -> None:
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"tune": 7, "ab": 10}, {"tune": 3}, load_s=2.0))
+    eta(StepStarted("tune", "Tuner", 1, 2))
+    for i in range(3):  # one probe of three prompts: its Progress counts 1..3 of 3, not the tuner's 7
+        clock.now += 1.0
+        eta(Progress("tune", i + 1, 3))
+    estimate = eta.estimate()
+    assert estimate.planned == 17 and estimate.remaining_s is not None
+    # 4 tuner units at its own 1 s, 3 loads of 2 s not yet seen, then 10 pairs at the overall 1 s
+    assert estimate.remaining_s == pytest.approx(4 * 1.0 + 3 * 2.0 + 10 * 1.0)
+
+
+def test_plan_tune_counts_probes_points_and_the_choice() -> None:
+    from probes.engines.llamacpp.binary import parse_help
+    from tests.advisor.arms.test_draft_placement import NEW_HELP
+
+    dialect = parse_help(NEW_HELP)
+    plan = SimpleNamespace(acceptance=[SimpleNamespace(category=c) for c in ("code", "code", "chat", "math")])
+    quick = CheckConfig(quick=True)
+    tuned = plan_tune(quick, plan, dialect, managed=True, k_max=16)  # type: ignore[arg-type]
+    synth = 1 if dialect.has_spec_synth else 0
+    assert (tuned.units, tuned.loads) == (synth + 1, synth + 1)  # the surface point (where listed), the choice
+    assert plan_tune(quick, plan, dialect, managed=False, k_max=16) == TunePlan(0, 0)  # type: ignore[arg-type]
+    assert plan_tune(CheckConfig(quick=True, draft_max=4), plan, dialect, managed=True,  # type: ignore[arg-type]
+                     k_max=4) == TunePlan(0, 0)  # a fixed draft length: no tuner
+    assert probe_prompt_count(plan, 1) == 3 and probe_prompt_count(plan, 3) == 4  # type: ignore[arg-type]
+
+
+def test_until_decided_plans_the_full_checks_pairs() -> None:  # issue 24 item 2: the ETA knows
+    from advisor.config import FULL, QUICK
+    from advisor.steps.plan import plan_workload
+
+    quick, longer = CheckConfig(quick=True), CheckConfig(quick=True, until_decided=True)
+    assert (quick.ab_pair_limit, longer.ab_pair_limit) == (QUICK.ab_max_pairs, FULL.ab_max_pairs)
+    short_plan, long_plan = plan_workload(quick), plan_workload(longer)
+    assert len(long_plan.ab) > len(short_plan.ab) >= QUICK.ab_max_pairs
+    # the limit's pairs, not the spare prompts that only replace failed pairs
+    assert planned_units(longer, long_plan)["ab"] == FULL.ab_max_pairs < len(long_plan.ab)
+    assert planned_units(quick, short_plan)["ab"] == QUICK.ab_max_pairs
+    loads = planned_restarts(longer, long_plan, single=True, block_pairs=4)["ab"]
+    assert loads > planned_restarts(quick, short_plan, single=True, block_pairs=4)["ab"]
+
+
+def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
+    """Issue 27: the concurrency sweep's 3 levels send 6, 12 and 24 requests; paced as 3 prompts the clock
+    said 3 s for 40 s of work."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 2, "batch": 3}, weights={"baseline": (1.0, 1.0), "batch": (6.0, 12.0, 24.0)}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(2):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, 2))
+    assert eta.estimate().remaining_s == pytest.approx(42.0)  # 42 requests at the baseline's 1 s each
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("batch", "Concurrency", 2, 2))
+    clock.now += 12.0  # the first level ran at 2 s per request: the blend with one unit at 1 s moves halfway
+    eta(Progress("batch", 1, 3))
+    pace = (12.0 + 12.0 * 1.4) / (6.0 + 12.0)  # the step's 12 s over 6 requests, plus 12 requests at the run's pace
+    run_pace = (2.0 + 12.0) / 8.0
+    assert eta.estimate().remaining_s == pytest.approx(36.0 * (12.0 + 12.0 * run_pace) / 18.0)
+    assert pace > 1.0 and run_pace == pytest.approx(1.75)
+
+
+def test_the_weights_count_requests_per_unit() -> None:
+    from advisor.config import QUICK
+    from advisor.run.eta import unit_weights
+    from advisor.steps.plan import plan_workload
+
+    config = CheckConfig(quick=True)
+    weights = unit_weights(config, plan_workload(config))
+    per_level = QUICK.batch_rounds * 2 * QUICK.batch_requests_per_slot
+    assert weights["batch"] == tuple(float(per_level * c) for c in QUICK.batch_levels)  # 6, 12, 24
+    assert weights["ab"] == (2.0,) * QUICK.ab_max_pairs and set(weights["baseline"]) == {1.0}
+    assert "verify" not in weights  # rounds of forwards keep their own pace
+
+
+def test_the_comparison_with_the_defaults_counts_on_after_the_pairs() -> None:
+    """The A/B step's pairs against the defaults continue its count, so the plan is one number."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"ab": 30}, weights={"ab": (2.0,) * 30}))
+    eta(StepStarted("ab", "A/B", 1, 1))
+    for i in range(10):
+        clock.now += 2.0
+        eta(Progress("ab", i + 1, 10 + 20))  # decided after 10 pairs: 20 against the defaults follow
+    assert eta.estimate().planned == 30
+    for i in range(10):
+        clock.now += 2.0
+        eta(Progress.unit("ab", 10 + i + 1, 10 + 10, "ab_default_pair", pair=i + 1))  # only 10 prompts to pair
+    estimate = eta.estimate()
+    assert (estimate.done, estimate.planned, estimate.remaining_s) == (20, 20, 0.0)
