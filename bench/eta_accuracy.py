@@ -15,8 +15,12 @@ finished.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.run.eta import EtaTracker
 
 KEY = "eta_error_max_after_10pct"
 FROM_SHARE = 0.10  # of the check's wall time: the issue's "once a tenth of the check is done"
@@ -80,3 +84,41 @@ def accuracy(lines: list[dict[str, object]]) -> EtaAccuracy | None:
 
 def _seconds(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def replay(lines: list[dict[str, object]], tracker: Callable[[Callable[[], float]], EtaTracker] = EtaTracker,
+           weights: Mapping[str, tuple[float, ...]] | None = None) -> list[dict[str, object]]:
+    """The log's lines with the estimates `tracker` would have shown at the same moments: what each event told
+    the clock (`of`) is fed again on a clock that reads each line's time. `weights` stands in for the plan's
+    (a log from before weights were planned). Lines without `of` (an older log) move nothing."""
+    now = [0.0]
+    eta = tracker(lambda: now[0])
+    out = []
+    for line in lines:
+        t = _seconds(line.get("t_s"))
+        if t is not None:
+            now[0] = t
+        event = _event(line, weights)
+        if event is not None:
+            eta(event)
+        out.append({**line, "remaining_s": eta.estimate().remaining_s})
+    return out
+
+
+def _event(line: Mapping[str, object], weights: Mapping[str, tuple[float, ...]] | None) -> Event | None:
+    of = line.get("of")
+    kind = line.get("event")
+    if not isinstance(of, dict):
+        return None
+    if kind == "RunPlanned":
+        planned = weights if weights is not None else {k: tuple(v) for k, v in (of.get("weights") or {}).items()}
+        return RunPlanned(dict(of.get("units") or {}), dict(of.get("restarts") or {}), of.get("load_s"), planned)
+    if kind == "ServerRestarted":
+        return ServerRestarted(str(of.get("phase", "")), float(of.get("seconds") or 0.0))
+    if kind == "Progress":
+        return Progress(str(of["step"]), int(of["done"]), int(of["total"]), str(of.get("detail", "")))
+    if kind == "StepStarted":
+        return StepStarted(str(of["step"]), "", 0, 0)
+    if kind == "StepDone":
+        return StepDone(str(of["step"]), "done")
+    return None

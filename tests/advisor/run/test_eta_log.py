@@ -10,7 +10,7 @@ import pytest
 from advisor.events import Progress, RunPlanned, StepDone, StepStarted
 from advisor.run.done import SessionDone
 from advisor.run.eta_log import EtaLog
-from bench.eta_accuracy import accuracy, read_log
+from bench.eta_accuracy import accuracy, read_log, replay
 
 
 class Clock:
@@ -80,3 +80,25 @@ def test_an_unwritable_log_never_stops_the_check(tmp_path: Path) -> None:
     eta(RunPlanned({"baseline": 2}))
     assert eta.broken
     eta(StepStarted("baseline", "Baseline", 1, 1))  # no second attempt, no exception
+
+
+def test_a_log_replays_through_the_estimator_to_the_same_clock(tmp_path: Path) -> None:
+    """What each event told the clock is in the log, so a finished check's log can be re-read by another
+    estimator (how a change to the ETA is judged against real checks, bench/eta_accuracy.py)."""
+    log = tmp_path / "eta.jsonl"
+    clock = Clock()
+    eta = EtaLog(log, clock=clock)
+    eta(RunPlanned({"baseline": 2, "batch": 2}, weights={"baseline": (1.0, 1.0), "batch": (6.0, 12.0)}))
+    for step, units, seconds in (("baseline", 2, (1.0, 1.5)), ("batch", 2, (7.0, 12.5))):
+        eta(StepStarted(step, step, 1, 2))
+        for done in range(1, units + 1):
+            clock.now += seconds[done - 1]
+            eta(Progress(step, done, units))
+        eta(StepDone(step, "done"))
+    eta(SessionDone(status="complete", run_dir=str(tmp_path)))
+    lines = read_log(log)
+    again = replay(lines)
+    assert [line["remaining_s"] for line in again] == pytest.approx([line["remaining_s"] for line in lines], abs=1e-3)
+    assert lines[2]["of"] == {"step": "baseline", "done": 1, "total": 2, "detail": ""}
+    flat = replay(lines, weights={})  # the same log paced per unit: the sweep looks like two more prompts
+    assert flat[4]["remaining_s"] == pytest.approx(2 * 1.25) != again[4]["remaining_s"]
