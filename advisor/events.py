@@ -25,6 +25,16 @@ class StepStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class UnitWork:
+    """What one planned unit sends: requests, and the prompt tokens they carry in all (an estimate from the
+    prompts' text). The ETA fits seconds to both (advisor/run/eta.py): on a CPU a 250-token prompt costs as
+    much as its 64-token reply, on a GPU next to nothing."""
+
+    requests: float
+    prompt_tokens: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
 class RunPlanned:
     """How many units each step will measure (advisor/run/eta.py), sent once before the first step, with the
     model loads each step will cause (restarts and single-resident swaps) and one load's seconds so far."""
@@ -32,7 +42,7 @@ class RunPlanned:
     units: Mapping[str, int]
     restarts: Mapping[str, int] = field(default_factory=dict)
     load_s: float | None = None
-    weights: Mapping[str, tuple[float, ...]] = field(default_factory=dict)  # requests per unit, per step
+    work: Mapping[str, tuple[UnitWork, ...]] = field(default_factory=dict)  # each unit's, per step, in order
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted, UnitWork
 from advisor.run.eta import EtaTracker
 
 KEY = "eta_error_max_after_10pct"
@@ -87,10 +87,10 @@ def _seconds(value: object) -> float | None:
 
 
 def replay(lines: list[dict[str, object]], tracker: Callable[[Callable[[], float]], EtaTracker] = EtaTracker,
-           weights: Mapping[str, tuple[float, ...]] | None = None) -> list[dict[str, object]]:
+           work: Mapping[str, tuple[UnitWork, ...]] | None = None) -> list[dict[str, object]]:
     """The log's lines with the estimates `tracker` would have shown at the same moments: what each event told
-    the clock (`of`) is fed again on a clock that reads each line's time. `weights` stands in for the plan's
-    (a log from before weights were planned). Lines without `of` (an older log) move nothing."""
+    the clock (`of`) is fed again on a clock that reads each line's time. `work` stands in for the plan's
+    (a log from before units had their work planned). Lines without `of` (an older log) move nothing."""
     now = [0.0]
     eta = tracker(lambda: now[0])
     out = []
@@ -98,20 +98,22 @@ def replay(lines: list[dict[str, object]], tracker: Callable[[Callable[[], float
         t = _seconds(line.get("t_s"))
         if t is not None:
             now[0] = t
-        event = _event(line, weights)
+        event = _event(line, work)
         if event is not None:
             eta(event)
         out.append({**line, "remaining_s": eta.estimate().remaining_s})
     return out
 
 
-def _event(line: Mapping[str, object], weights: Mapping[str, tuple[float, ...]] | None) -> Event | None:
+def _event(line: Mapping[str, object], work: Mapping[str, tuple[UnitWork, ...]] | None) -> Event | None:
     of = line.get("of")
     kind = line.get("event")
     if not isinstance(of, dict):
         return None
     if kind == "RunPlanned":
-        planned = weights if weights is not None else {k: tuple(v) for k, v in (of.get("weights") or {}).items()}
+        logged = of.get("work") or {}
+        planned = work if work is not None else {
+            step: tuple(UnitWork(float(r), float(p)) for r, p in units) for step, units in logged.items()}
         return RunPlanned(dict(of.get("units") or {}), dict(of.get("restarts") or {}), of.get("load_s"), planned)
     if kind == "ServerRestarted":
         return ServerRestarted(str(of.get("phase", "")), float(of.get("seconds") or 0.0))

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.config import CheckConfig
-from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted, UnitWork
 from advisor.run.done import SessionEvent
-from advisor.steps.plan import WorkloadPlan
+from advisor.steps.plan import PromptLike, WorkloadPlan
 from advisor.steps.tune_plan import TunePlan
 
 
@@ -42,26 +42,46 @@ def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None
     verify unit one round over every draft length, the tuner's what `tune` planned (none when not given)."""
     budget = config.budget
     units = {"baseline": len(plan.baseline) * budget.baseline_repeats,
-             "acceptance": len(plan.acceptance) + budget.canary_repeats,
+             "acceptance": len(plan.acceptance) + budget.canary_repeats + min(budget.canary_reruns,
+                                                                                len(plan.acceptance)),
              "verify": budget.verify_repeats, "batch": len(budget.batch_levels), "ab": sum(_ab_pairs(config, plan))}
     if tune is not None:
         units["tune"] = tune.units
     return {step: units[step] for step in config.steps if step in units}
 
 
-def unit_weights(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None) -> dict[str, tuple[float, ...]]:
-    """Requests each planned unit of a request step sends, in the order the step finishes them: one per baseline
-    or acceptance prompt, two per A/B pair, a concurrency level's rounds × both arms × its concurrent requests,
-    the tuner's from `tune`. So a sweep level of 24 requests is not paced like one prompt. The verify step's
-    rounds are forwards of a few tokens, not requests: it has no weights and keeps its own pace."""
+# Characters per token of the bundled prompts' languages, for a prompt's size before it is tokenised: the fit
+# below takes the scale from measured times, so only the prompts' relative sizes need to be right.
+CHARS_PER_TOKEN = 4.0
+
+
+def _tokens(prompt: PromptLike) -> float:
+    return len(prompt.text) / CHARS_PER_TOKEN
+
+
+def planned_work(config: CheckConfig, plan: WorkloadPlan,
+                 tune: TunePlan | None = None) -> dict[str, tuple[UnitWork, ...]]:
+    """What each planned unit of a request step sends, in the order the step finishes them: one request per
+    baseline or acceptance prompt and canary repeat, two per canary re-run and A/B pair, a concurrency level's
+    rounds × both arms × its concurrent requests, the tuner's from `tune` — each with its prompts' tokens. So a
+    sweep level of 24 requests is not paced like one prompt, nor a long prompt like a short one. The verify
+    step's rounds are forwards of a few tokens, not requests: they have no entry and keep their own pace."""
     budget = config.budget
+    pool = list(plan.acceptance) or list(plan.baseline)
+    mean = sum(_tokens(p) for p in pool) / len(pool) if pool else 0.0
+    pairs, vs_default = _ab_pairs(config, plan)
     per_level = budget.batch_rounds * 2 * budget.batch_requests_per_slot
-    weights = {"baseline": (1.0,) * (len(plan.baseline) * budget.baseline_repeats),
-               "acceptance": (1.0,) * (len(plan.acceptance) + budget.canary_repeats),
-               "batch": tuple(float(per_level * c) for c in budget.batch_levels),
-               "ab": (2.0,) * sum(_ab_pairs(config, plan)),
-               "tune": tune.weights if tune is not None else ()}
-    return {step: w for step, w in weights.items() if step in config.steps and w}
+    reruns = list(plan.acceptance)[: budget.canary_reruns]
+    work = {
+        "baseline": tuple(UnitWork(1.0, _tokens(p)) for _ in range(budget.baseline_repeats) for p in plan.baseline),
+        "acceptance": (tuple(UnitWork(1.0, _tokens(p)) for p in plan.acceptance)
+                       + (UnitWork(1.0, _tokens(plan.canary)),) * budget.canary_repeats
+                       + tuple(UnitWork(2.0, 2 * _tokens(p)) for p in reruns)),
+        "batch": tuple(UnitWork(float(per_level * c), per_level * c * mean) for c in budget.batch_levels),
+        "ab": tuple(UnitWork(2.0, 2 * _tokens(p)) for p in (*plan.ab[:pairs], *plan.ab[:vs_default])),
+        "tune": tuple(UnitWork(w, w * mean) for w in tune.weights) if tune is not None else (),
+    }
+    return {step: w for step, w in work.items() if step in config.steps and w}
 
 
 def _pair_loads(pairs: int, single: bool, block_pairs: int) -> int:
@@ -91,9 +111,12 @@ def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, b
     return {step: n for step, n in out.items() if step == "preflight" or step in steps}
 
 
-# The steps whose units send requests (their weights count them, `unit_weights`): their pace, seconds per
-# request, carries from one to the next. The verify step's units are rounds of short forwards: its own pace.
-REQUEST_STEPS = frozenset({"baseline", "acceptance", "batch", "ab", "tune"})
+# The steps whose units send requests one at a time: their times fit the pace model (seconds per request and
+# per prompt token). The sweep's requests run concurrently: it is predicted from the model, then paced by its own
+# levels. The verify step's units are rounds of short forwards: paced on their own.
+SERIAL_STEPS = frozenset({"baseline", "acceptance", "ab", "tune"})
+REQUEST_STEPS = SERIAL_STEPS | {"batch"}
+MIN_FIT_UNITS = 4  # fewer serial units than this: one pace per request, prompt sizes not yet separable
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,30 +129,71 @@ class Estimate:
     remaining_s: float | None
 
 
+@dataclass(frozen=True, slots=True)
+class _Finished:
+    step: str
+    work: UnitWork
+    took_s: float
+    first: bool  # the step's first unit, which carries its warm-up and cold caches
+
+
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """Seconds a unit takes: `per_request` + `per_prompt_token` × its prompt tokens, each ≥ 0."""
+
+    per_request: float
+    per_prompt_token: float
+
+    def seconds(self, work: UnitWork) -> float:
+        """The predicted seconds of `work`."""
+        return self.per_request * work.requests + self.per_prompt_token * work.prompt_tokens
+
+
+def fit_pace(units: list[_Finished]) -> Pace | None:
+    """Least squares of the serial units' times on their requests and prompt tokens (first units left out
+    while there are others); one pace per request when prompt sizes cannot be told apart or a term would go
+    negative. None: no unit with work yet."""
+    rows = [u for u in units if u.step in SERIAL_STEPS and u.work.requests > 0]
+    later = [u for u in rows if not u.first]
+    rows = later if len(later) >= MIN_FIT_UNITS else rows
+    if not rows:
+        return None
+    total_s = sum(u.took_s for u in rows)
+    flat = Pace(total_s / sum(u.work.requests for u in rows), 0.0)
+    if len(rows) < MIN_FIT_UNITS:
+        return flat
+    rr = sum(u.work.requests ** 2 for u in rows)
+    rp = sum(u.work.requests * u.work.prompt_tokens for u in rows)
+    pp = sum(u.work.prompt_tokens ** 2 for u in rows)
+    rt = sum(u.work.requests * u.took_s for u in rows)
+    pt = sum(u.work.prompt_tokens * u.took_s for u in rows)
+    det = rr * pp - rp * rp
+    if det <= 1e-9 * rr * pp:
+        return flat
+    a, b = (pp * rt - rp * pt) / det, (rr * pt - rp * rt) / det
+    return Pace(a, b) if a >= 0 and b >= 0 else flat
+
+
 class EtaTracker:
     """A subscriber that keeps the estimate; `estimate()` may be called at any time (the window: each second).
 
-    Time is paced per weight (a request, for the request steps): a step's remaining units cost their weights
-    at a pace — the running step's own, blended with one unit at the run's pace so that its first unit (a
-    cold cache, a warm-up inside it) does not set the whole step; for a step still to come, the pace of the
-    request steps so far (a verify step before its first round: the run's pace per unit)."""
+    Units cost what the pace model fitted so far predicts for their work (`fit_pace`); the running step's
+    units are scaled by how far its own units ran from the model, blended with one unit at the model's pace so
+    that a first unit (a cold cache, a warm-up) does not set the whole step. Steps also end with work after
+    their last unit (the A/B's divergence check): each step not yet ended adds the mean of the tails seen."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.started = clock()
         self.planned: dict[str, int] = {}
-        self.weights: dict[str, tuple[float, ...]] = {}
+        self.work: dict[str, tuple[UnitWork, ...]] = {}
         self.done: dict[str, int] = {}
         self.ended: set[str] = set()
         self.current: str | None = None
         self.step_started = self.started
-        self.unit_seconds = 0.0  # time spent in steps that had units, up to their last finished unit, less loads
-        self.weight_done = 0.0   # the weight of every unit finished
-        self.request_seconds = 0.0  # the same two over the request steps only
-        self.request_weight = 0.0
+        self.finished: list[_Finished] = []
+        self.tails: list[float] = []   # seconds from a step's last unit to its end
         self._last_unit_at = self.started
-        self.step_unit_seconds = 0.0   # the running step's unit time, loads excluded
-        self.step_weight_done = 0.0
         self._pending_load_s = 0.0     # loads since the last finished unit (not unit time)
         self.restarts_planned: dict[str, int] = {}
         self.restarts_seen: dict[str, int] = {}
@@ -140,7 +204,7 @@ class EtaTracker:
         now = self.clock()
         if isinstance(event, RunPlanned):
             self.planned = dict(event.units)
-            self.weights = {step: tuple(w) for step, w in event.weights.items()}
+            self.work = {step: tuple(w) for step, w in event.work.items()}
             self.restarts_planned = dict(event.restarts)
             if event.load_s is not None:
                 self._loads.append(event.load_s)
@@ -151,10 +215,12 @@ class EtaTracker:
             self._pending_load_s += event.seconds
         elif isinstance(event, StepStarted):
             self.current, self.step_started, self._last_unit_at = event.step, now, now
-            self.step_unit_seconds, self.step_weight_done, self._pending_load_s = 0.0, 0.0, 0.0
+            self._pending_load_s = 0.0
         elif isinstance(event, Progress) and event.done >= 1 and event.step in self.planned:
             self._unit_done(event, now)
         elif isinstance(event, StepDone):
+            if self.current == event.step and self.done.get(event.step):
+                self.tails.append(max(now - self._last_unit_at - self._pending_load_s, 0.0))
             self.ended.add(event.step)
             if self.current == event.step:
                 self.current = None
@@ -162,34 +228,24 @@ class EtaTracker:
     def _unit_done(self, event: Progress, now: float) -> None:
         # One Progress with done ≥ 1 per finished unit (warm-ups report done = 0).
         step = event.step
-        weight = self._weight(step, self.done.get(step, 0))
-        self.done[step] = self.done.get(step, 0) + 1
+        index = self.done.get(step, 0)
+        self.done[step] = index + 1
         if step not in ("acceptance", "tune"):  # the step's own count is the final word (acceptance shares its
             # Progress with the canary, the tuner counts each probe apart)
             self.planned[step] = max(event.total, self.done[step])
         else:
             self.planned[step] = max(self.planned[step], self.done[step])
         took = max(now - self._last_unit_at - self._pending_load_s, 0.0)
-        self.unit_seconds += took
-        self.weight_done += weight
-        if step in REQUEST_STEPS:
-            self.request_seconds += took
-            self.request_weight += weight
-        if step == self.current:
-            self.step_unit_seconds += took
-            self.step_weight_done += weight
+        self.finished.append(_Finished(step, self._work(step, index), took, first=index == 0))
         self._last_unit_at, self._pending_load_s = now, 0.0
 
-    def _weight(self, step: str, index: int) -> float:
-        """The weight of `step`'s unit `index` (from 0): planned, else the step's last planned one, else 1."""
-        planned = self.weights.get(step)
+    def _work(self, step: str, index: int) -> UnitWork:
+        """The work of `step`'s unit `index` (from 0): planned, else the step's last planned one, else one
+        request of no known prompt."""
+        planned = self.work.get(step)
         if not planned:
-            return 1.0
+            return UnitWork(1.0)
         return planned[min(index, len(planned) - 1)]
-
-    def _weight_left(self, step: str) -> float:
-        done = self.done.get(step, 0)
-        return sum(self._weight(step, i) for i in range(done, max(self.planned[step], done)))
 
     def estimate(self) -> Estimate:
         """The estimate now (remaining_s None until there is a rate and a plan for what runs)."""
@@ -198,11 +254,19 @@ class EtaTracker:
         planned = sum(self.planned.values())
         return Estimate(now - self.started, done, planned, self._remaining(now, done))
 
-    def _future_pace(self, step: str) -> float:
-        """Seconds per weight for a step not yet under way."""
-        if step in REQUEST_STEPS and self.request_weight > 0:
-            return self.request_seconds / self.request_weight
-        return self.unit_seconds / self.weight_done if self.weight_done > 0 else 0.0
+    def _unit_seconds(self, step: str, pace: Pace | None) -> Callable[[UnitWork], float]:
+        """Predicted seconds of one of `step`'s units from the model: the fitted pace for a request step; for
+        another, the mean of its own units so far, else one request's time."""
+        if step in REQUEST_STEPS and pace is not None:
+            return pace.seconds
+        own = [u.took_s for u in self.finished if u.step == step]
+        if own:
+            mean = sum(own) / len(own)
+        elif pace is not None:
+            mean = pace.per_request
+        else:
+            mean = sum(u.took_s for u in self.finished) / max(len(self.finished), 1)
+        return lambda work: mean
 
     def _remaining(self, now: float, done: int) -> float | None:
         if done == 0 or not self.planned:
@@ -210,20 +274,25 @@ class EtaTracker:
         if self.current is not None and self.current not in self.planned and self.current != "preflight":
             return None  # an unplanned step is running: its length is not known
         load = sum(self._loads) / len(self._loads) if self._loads else 0.0
+        tail = sum(self.tails) / len(self.tails) if self.tails else 0.0
+        pace = fit_pace(self.finished)
         left = 0.0
         for step in self.planned:
             if step in self.ended:
                 continue
-            left += max(self.restarts_planned.get(step, 0) - self.restarts_seen.get(step, 0), 0) * load
-            weight_left = self._weight_left(step)
-            if step == self.current and self.done.get(step, 0):
-                prior = self._weight(step, self.done[step])  # one unit at the run's pace
-                pace = ((self.step_unit_seconds + prior * self._future_pace(step))
-                        / max(self.step_weight_done + prior, 1e-9))
+            left += max(self.restarts_planned.get(step, 0) - self.restarts_seen.get(step, 0), 0) * load + tail
+            step_done = self.done.get(step, 0)
+            todo = [self._work(step, i) for i in range(step_done, max(self.planned[step], step_done))]
+            predict = self._unit_seconds(step, pace)
+            if step == self.current and step_done:
+                own = [u for u in self.finished if u.step == step]
+                nxt = predict(todo[0]) if todo else 0.0
+                scale = (sum(u.took_s for u in own) + nxt) / max(sum(predict(u.work) for u in own) + nxt, 1e-9)
                 # the unit under way has already taken part of its time (a load in it is not unit time)
-                left += max(weight_left * pace - (now - self._last_unit_at - self._pending_load_s), 0.0)
+                spent = now - self._last_unit_at - self._pending_load_s
+                left += max(scale * sum(predict(w) for w in todo) - spent, 0.0)
             else:
-                left += weight_left * self._future_pace(step)
+                left += sum(predict(w) for w in todo)
         return left
 
 

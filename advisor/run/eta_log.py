@@ -67,7 +67,8 @@ def _what(event: SessionEvent) -> dict[str, object]:
     """What `event` told the clock, as JSON (its sentences and evidence left out)."""
     if isinstance(event, RunPlanned):
         return {"of": {"units": dict(event.units), "restarts": dict(event.restarts), "load_s": event.load_s,
-                       "weights": {step: list(w) for step, w in event.weights.items()}}}
+                       "work": {step: [[w.requests, round(w.prompt_tokens, 1)] for w in units]
+                                for step, units in event.work.items()}}}
     if isinstance(event, ServerRestarted):
         return {"of": {"phase": event.phase, "seconds": round(event.seconds, 3)}}
     if isinstance(event, Progress):

@@ -37,7 +37,7 @@ from advisor.owned import refuse_earlier_run
 from advisor.run.contention import ContentionWatch
 from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
-from advisor.run.eta import planned_restarts, planned_units, unit_weights
+from advisor.run.eta import planned_restarts, planned_units, planned_work
 from advisor.run.eta_log import EtaLog
 from advisor.run.faults import dead_arm_reason, with_failure_reason
 from advisor.run.fits import too_long
@@ -330,14 +330,14 @@ class Session:
         managed = any(a is not None and a.managed for a in (arms.off, arms.on))
         tune = plan_tune(self.config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap())
         units = planned_units(self.config, plan, tune)
-        weights = unit_weights(self.config, plan, tune)
+        work = planned_work(self.config, plan, tune)
         if not managed:
-            return RunPlanned(units, weights=weights)
+            return RunPlanned(units, work=work)
         arms.listener = lambda r: self.emit(ServerRestarted(r.before, r.seconds))
         loads = [s.load_s for s in arms.spans]
         restarts = planned_restarts(self.config, plan, single=arms.single,
                                     block_pairs=self.policy.arms.single_block_pairs, tune=tune)
-        return RunPlanned(units, restarts, sum(loads) / len(loads) if loads else None, weights)
+        return RunPlanned(units, restarts, sum(loads) / len(loads) if loads else None, work)
 
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:

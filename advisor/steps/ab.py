@@ -15,6 +15,7 @@ from dataclasses import replace
 from advisor.ab.bands import depth_bands, output_bands
 from advisor.ab.categories import divergence_counts, early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
+from advisor.ab.stopping import projected_pairs
 from advisor.ab.types import ABDecision, Decision, PairResult
 from advisor.core.ab_policy import ABPolicy
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
@@ -72,7 +73,9 @@ class ABStep:
                 streak[arm] = streak[arm] + 1 if err else 0
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
-            yield Progress.unit(self.id, i + 1, max(planned, i + 1) + vs_planned, "ab_pair", pair=i + 1,
+            # the clock is told where the looks will most likely stop, not only the limit
+            expected = min(planned, projected_pairs(pairs, policy))
+            yield Progress.unit(self.id, i + 1, max(expected, i + 1) + vs_planned, "ab_pair", pair=i + 1,
                                 decision=decision.decision.value)
             if decision.decision is not Decision.CONTINUE:
                 break

@@ -49,7 +49,8 @@ def run_canary(ctx: StepContext, seen: Sequence[RequestRecord]) -> Generator[Eve
         yield Progress.unit("acceptance", i + 1, budget.canary_repeats, "canary_repeat", n=i + 1)
     reruns: list[CanaryRerun] = []
     by_id = {p.id: p for p in ctx.workload.acceptance}
-    for seen_record in [r for r in seen if r.tok_s][: budget.canary_reruns]:
+    chosen = [r for r in seen if r.tok_s][: budget.canary_reruns]
+    for i, seen_record in enumerate(chosen):
         if ctx.cancelled or seen_record.prompt_id not in by_id:
             break
         # Seen on the acceptance server, not on this one: run it once here, then again, and time the second
@@ -61,6 +62,9 @@ def run_canary(ctx: StepContext, seen: Sequence[RequestRecord]) -> Generator[Eve
         first, again = runs
         if again.tok_s and first.tok_s:
             reruns.append(CanaryRerun(seen_record.prompt_id, first.tok_s, again.tok_s, again.tok_s / first.tok_s))
+        # counted on after the repeats: the clock plans the re-runs as units of the acceptance step
+        yield Progress.unit("acceptance", budget.canary_repeats + i + 1, budget.canary_repeats + len(chosen),
+                            "canary_rerun", n=i + 1)
     evidence, warnings = summarise(repeats, reruns, ctx.policy.canary)
     return replace(evidence, pool=pool), warnings
 

@@ -9,8 +9,8 @@ import pytest
 
 from advisor.cli.progress import ProgressPrinter
 from advisor.config import CheckConfig
-from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
-from advisor.run.eta import EtaTracker, clock_text, estimate_line, planned_restarts, planned_units
+from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted, UnitWork
+from advisor.run.eta import EtaTracker, clock_text, estimate_line, fit_pace, planned_restarts, planned_units
 from advisor.steps.tune_plan import TunePlan, plan_tune, probe_prompt_count
 from advisor.text import text
 
@@ -88,7 +88,8 @@ def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
     plan = SimpleNamespace(baseline=[1] * 6, acceptance=[1] * 12, ab=[1] * 20)
     units = planned_units(config, plan)  # type: ignore[arg-type]
     budget = config.budget
-    assert units == {"baseline": 6 * budget.baseline_repeats, "acceptance": 12 + budget.canary_repeats,
+    assert units == {"baseline": 6 * budget.baseline_repeats,
+                     "acceptance": 12 + budget.canary_repeats + budget.canary_reruns,
                      "verify": budget.verify_repeats, "ab": 20}
 
 
@@ -209,40 +210,62 @@ def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
     said 3 s for 40 s of work."""
     clock = Clock()
     eta = EtaTracker(clock)
-    eta(RunPlanned({"baseline": 2, "batch": 3}, weights={"baseline": (1.0, 1.0), "batch": (6.0, 12.0, 24.0)}))
+    eta(RunPlanned({"baseline": 2, "batch": 3},
+                   work={"baseline": (UnitWork(1.0),) * 2, "batch": tuple(UnitWork(float(n)) for n in (6, 12, 24))}))
     eta(StepStarted("baseline", "Baseline", 1, 2))
     for i in range(2):
         clock.now += 1.0
         eta(Progress("baseline", i + 1, 2))
-    assert eta.estimate().remaining_s == pytest.approx(42.0)  # 42 requests at the baseline's 1 s each
     eta(StepDone("baseline", "done"))
+    assert eta.estimate().remaining_s == pytest.approx(42.0)  # 42 requests at the baseline's 1 s each
     eta(StepStarted("batch", "Concurrency", 2, 2))
-    clock.now += 12.0  # the first level ran at 2 s per request: the blend with one unit at 1 s moves halfway
+    clock.now += 12.0  # the first level ran at 2 s per request: the blend with one unit at 1 s moves a third
     eta(Progress("batch", 1, 3))
-    pace = (12.0 + 12.0 * 1.4) / (6.0 + 12.0)  # the step's 12 s over 6 requests, plus 12 requests at the run's pace
-    run_pace = (2.0 + 12.0) / 8.0
-    assert eta.estimate().remaining_s == pytest.approx(36.0 * (12.0 + 12.0 * run_pace) / 18.0)
-    assert pace > 1.0 and run_pace == pytest.approx(1.75)
+    scale = (12.0 + 12.0) / (6.0 + 12.0)  # its 12 s against 6 predicted, plus the next level's 12 at the model's
+    assert eta.estimate().remaining_s == pytest.approx(36.0 * scale)
 
 
-def test_the_weights_count_requests_per_unit() -> None:
+def test_long_prompts_cost_more_where_prefill_is_slow() -> None:
+    """On a CPU a 250-token prompt costs about what its reply does: units are fitted on requests and prompt
+    tokens, so an A/B whose last prompts are long is not paced like its short ones."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    sizes = (20.0, 200.0, 40.0, 160.0, 80.0, 120.0)  # prompt tokens; each request takes 1 s + 5 ms per token
+    eta(RunPlanned({"baseline": 6, "ab": 2},
+                   work={"baseline": tuple(UnitWork(1.0, p) for p in sizes),
+                         "ab": (UnitWork(2.0, 2 * 20.0), UnitWork(2.0, 2 * 250.0))}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i, p in enumerate(sizes):
+        clock.now += 1.0 + 0.005 * p
+        eta(Progress("baseline", i + 1, 6))
+    eta(StepDone("baseline", "done"))
+    pace = fit_pace(eta.finished)
+    assert pace is not None and (pace.per_request, pace.per_prompt_token) == pytest.approx((1.0, 0.005))
+    assert eta.estimate().remaining_s == pytest.approx((2.0 + 0.2) + (2.0 + 2.5))
+
+
+def test_the_work_counts_requests_and_prompt_tokens_per_unit() -> None:
     from advisor.config import QUICK
-    from advisor.run.eta import unit_weights
+    from advisor.run.eta import planned_work
     from advisor.steps.plan import plan_workload
 
     config = CheckConfig(quick=True)
-    weights = unit_weights(config, plan_workload(config))
+    plan = plan_workload(config)
+    work = planned_work(config, plan)
     per_level = QUICK.batch_rounds * 2 * QUICK.batch_requests_per_slot
-    assert weights["batch"] == tuple(float(per_level * c) for c in QUICK.batch_levels)  # 6, 12, 24
-    assert weights["ab"] == (2.0,) * QUICK.ab_max_pairs and set(weights["baseline"]) == {1.0}
-    assert "verify" not in weights  # rounds of forwards keep their own pace
+    assert [w.requests for w in work["batch"]] == [float(per_level * c) for c in QUICK.batch_levels]  # 6, 12, 24
+    assert [w.requests for w in work["ab"]] == [2.0] * QUICK.ab_max_pairs
+    assert len(work["acceptance"]) == planned_units(config, plan)["acceptance"]  # prompts, canary and its re-runs
+    lengths = [w.prompt_tokens for w in work["ab"]]
+    assert min(lengths) > 0 and max(lengths) > 2 * min(lengths)  # the bundled prompts differ in size
+    assert "verify" not in work  # rounds of forwards keep their own pace
 
 
 def test_the_comparison_with_the_defaults_counts_on_after_the_pairs() -> None:
     """The A/B step's pairs against the defaults continue its count, so the plan is one number."""
     clock = Clock()
     eta = EtaTracker(clock)
-    eta(RunPlanned({"ab": 30}, weights={"ab": (2.0,) * 30}))
+    eta(RunPlanned({"ab": 30}, work={"ab": (UnitWork(2.0),) * 30}))
     eta(StepStarted("ab", "A/B", 1, 1))
     for i in range(10):
         clock.now += 2.0
@@ -253,3 +276,16 @@ def test_the_comparison_with_the_defaults_counts_on_after_the_pairs() -> None:
         eta(Progress.unit("ab", 10 + i + 1, 10 + 10, "ab_default_pair", pair=i + 1))  # only 10 prompts to pair
     estimate = eta.estimate()
     assert (estimate.done, estimate.planned, estimate.remaining_s) == (20, 20, 0.0)
+
+
+def test_a_steps_tail_is_planned_for_the_steps_to_come() -> None:
+    """Work after a step's last unit (the A/B's divergence check, a summary) is counted for each step left."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 1, "ab": 1}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    clock.now += 2.0
+    eta(Progress("baseline", 1, 1))
+    clock.now += 3.0  # the step's own summary after its last request
+    eta(StepDone("baseline", "done"))
+    assert eta.estimate().remaining_s == pytest.approx(2.0 + 3.0)

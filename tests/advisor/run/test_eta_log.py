@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.events import Progress, RunPlanned, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, StepDone, StepStarted, UnitWork
 from advisor.run.done import SessionDone
 from advisor.run.eta_log import EtaLog
 from bench.eta_accuracy import accuracy, read_log, replay
@@ -88,7 +88,8 @@ def test_a_log_replays_through_the_estimator_to_the_same_clock(tmp_path: Path) -
     log = tmp_path / "eta.jsonl"
     clock = Clock()
     eta = EtaLog(log, clock=clock)
-    eta(RunPlanned({"baseline": 2, "batch": 2}, weights={"baseline": (1.0, 1.0), "batch": (6.0, 12.0)}))
+    eta(RunPlanned({"baseline": 2, "batch": 2},
+                   work={"baseline": (UnitWork(1.0),) * 2, "batch": (UnitWork(6.0), UnitWork(12.0))}))
     for step, units, seconds in (("baseline", 2, (1.0, 1.5)), ("batch", 2, (7.0, 12.5))):
         eta(StepStarted(step, step, 1, 2))
         for done in range(1, units + 1):
@@ -100,5 +101,5 @@ def test_a_log_replays_through_the_estimator_to_the_same_clock(tmp_path: Path) -
     again = replay(lines)
     assert [line["remaining_s"] for line in again] == pytest.approx([line["remaining_s"] for line in lines], abs=1e-3)
     assert lines[2]["of"] == {"step": "baseline", "done": 1, "total": 2, "detail": ""}
-    flat = replay(lines, weights={})  # the same log paced per unit: the sweep looks like two more prompts
+    flat = replay(lines, work={})  # the same log paced per unit: the sweep looks like two more prompts
     assert flat[4]["remaining_s"] == pytest.approx(2 * 1.25) != again[4]["remaining_s"]

@@ -1,0 +1,38 @@
+"""Where the A/B will probably stop (advisor/ab/stopping.py), which the clock plans instead of the limit."""
+
+from __future__ import annotations
+
+import random
+
+from advisor.ab.stopping import projected_pairs
+from advisor.ab.types import PairResult
+from advisor.core.policy import default_policy
+from advisor.steps.ab import policy_for
+
+POLICY = policy_for(default_policy().ab, 20)  # a quick check's looks: 10 and 20 pairs
+
+
+def _pairs(speedup: float, n: int, noise: float = 0.03, seed: int = 1) -> list[PairResult]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        off = 15.0 * (1 + rng.gauss(0, noise))
+        out.append(PairResult(f"p{i}", off, off / speedup * (1 + rng.gauss(0, noise)), on_first=i % 2 == 1))
+    return out
+
+
+def test_a_clear_loss_stops_at_the_first_look_a_gain_where_enable_is_allowed() -> None:
+    assert POLICY.looks[0] == POLICY.min_pairs == 10
+    assert projected_pairs(_pairs(0.7, 5), POLICY) == 10
+    # ENABLE needs min_pairs_enable pairs (20 here), however clear the gain
+    assert projected_pairs(_pairs(1.5, 5), POLICY) == POLICY.min_pairs_enable == 20
+
+
+def test_a_near_tie_is_planned_to_the_last_look() -> None:
+    assert projected_pairs(_pairs(1.0 + POLICY.margin, 8), POLICY) == POLICY.looks[-1]
+
+
+def test_too_few_pairs_plan_the_last_look_and_uncounted_pairs_are_replaced() -> None:
+    assert projected_pairs(_pairs(1.5, 2), POLICY) == POLICY.looks[-1]
+    failed = [*_pairs(0.7, 5), PairResult("x", 15.0, 10.0, on_first=False, on_error="HTTP 500")]
+    assert projected_pairs(failed, POLICY) == 10 + 1
