@@ -53,7 +53,8 @@ def measure(timeout_s: float = 600.0, keep: Path | None = None, runs: int = 3,
     """`runs` quick checks in a row: the first one's figures, the median wall, the canary count; with `load`
     "both" (or "only") `runs` more under a CPU hog on one core."""
     runs = max(runs, 1)
-    done = [measure_once(timeout_s, keep if i == 0 else None) for i in range(runs)] if load != "only" else []
+    done = ([measure_once(timeout_s, keep / f"run-{i + 1}" if keep is not None else None) for i in range(runs)]
+            if load != "only" else [])
     loaded: list[dict[str, Any]] = []
     if load in ("both", "only"):
         with cpu_hog(limit_s=timeout_s * runs + 60.0):
@@ -209,7 +210,7 @@ def _mbu(evidence: dict[str, Any]) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--timeout", type=float, default=600.0)
-    ap.add_argument("--keep", type=Path, help="copy the first run's folder here")
+    ap.add_argument("--keep", type=Path, help="copy each run's folder here (run-1, run-2, …)")
     ap.add_argument("--runs", type=int, default=3, help="quick checks in a row (default 3)")
     ap.add_argument("--load", choices=("both", "alone", "only"), default="both",
                     help="the runs alone, then as many under a CPU hog on one core (both, the default), or one set")

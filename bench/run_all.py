@@ -91,12 +91,12 @@ def previous_results(js: Path) -> dict[str, Any]:
 
 def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s: float = 600.0,
         gui_steps: str | None = None, results: dict[str, Any] | None = None,
-        only: frozenset[str] | None = None, quick_load: str = "both") -> dict[str, Any]:
+        only: frozenset[str] | None = None, quick_load: str = "both", keep_runs: Path | None = None) -> dict[str, Any]:
     """All figures in one dict (keys, `<key>_note`s and details), filled in `results` stage by stage so a run
     stopped part-way still has the figures of the stages it finished; with `only`, just those stages."""
     results = {} if results is None else results
     if only is not None:
-        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps, quick_load)
+        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps, quick_load, keep_runs)
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
     results |= _stage("ram_bandwidth", ram_bandwidth.measure, ram_bandwidth.KEYS)
     results |= _stage("cli_time", cli_time.measure, cli_time.KEYS)
@@ -118,7 +118,8 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
         for key in slow_keys:
             results[key], results[f"{key}_note"] = None, note
     else:
-        results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s, runs=3), quick_check.KEYS)
+        results |= _stage("quick_check", lambda: quick_check.measure(check_timeout_s, keep_runs, runs=3),
+                          quick_check.KEYS)
         results |= _stage("pool_effect", pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM))
         results |= _stage("tuner", tuner.measure, tuner.KEYS)
         results |= _stage("arms", arms.measure, arms.KEYS)
@@ -127,7 +128,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
 
 
 def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_tg: int, check_timeout_s: float,
-              gui_steps: str | None, quick_load: str = "both") -> dict[str, Any]:
+              gui_steps: str | None, quick_load: str = "both", keep_runs: Path | None = None) -> dict[str, Any]:
     stages: dict[str, tuple[Callable[[], dict[str, Any]], tuple[str, ...]]] = {
         "probe_time": (probe_time.measure, (probe_time.KEY,)),
         "ram_bandwidth": (ram_bandwidth.measure, ram_bandwidth.KEYS), "cli_time": (cli_time.measure, cli_time.KEYS),
@@ -140,7 +141,8 @@ def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_t
                 (gui_figures.REDRAW, gui_figures.STALL)),
         "faults": (faults.measure, faults.KEYS),
         "engine_threads": (engine_threads.measure, engine_threads.KEYS),
-        "quick_check": (lambda: quick_check.measure(check_timeout_s, runs=3, load=quick_load), quick_check.KEYS),
+        "quick_check": (lambda: quick_check.measure(check_timeout_s, keep_runs, runs=3, load=quick_load),
+                        quick_check.KEYS),
         "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
         "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS),
         "cluster": (cluster.measure, cluster.KEYS)}
@@ -161,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--gui-steps", help="steps of the GUI's quick check (default: all)")
     ap.add_argument("--quick-load", choices=("both", "alone", "only"), default="both",
                     help="with --only quick_check: the quick checks alone, under a CPU hog, or both (default)")
+    ap.add_argument("--keep-runs", type=Path, metavar="DIR",
+                    help="copy each quick check's run folder (its evidence and logs/eta.jsonl) to DIR/run-N")
     ap.add_argument("--only", metavar="STAGE,…",
                     help=f"re-measure only these stages, keep the other figures ({', '.join(STAGES)})")
     args = ap.parse_args(argv)
@@ -182,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
                            f"run of {previous.get('date', 'an unknown date')} ({previous.get('command', '?')})")
     try:
         run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results, only,
-            args.quick_load)
+            args.quick_load, args.keep_runs)
     except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl-C or SIGTERM: keep what was measured
         meta["stopped_early"] = f"stopped by {type(exc).__name__} after {time.monotonic() - t0:.0f} s"
         print(f"[bench] {meta['stopped_early']}; writing the figures measured so far", flush=True)

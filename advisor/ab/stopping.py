@@ -17,7 +17,7 @@ import numpy as np
 from advisor.ab.types import PairResult, is_counted
 from advisor.core.ab_policy import ABPolicy
 
-MIN_PAIRS_TO_PROJECT = 3  # below this the spread is not known: plan the last look
+MIN_PAIRS_TO_PROJECT = 6  # below this the spread is too rough to project: plan the last look
 
 
 def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
@@ -31,8 +31,11 @@ def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
         return looks[-1] + extra
     d = np.log(np.array([p.off_ms_per_token / p.on_ms_per_token for p in counted], dtype=np.float64))
     gap, sd = float(d.mean()) - policy.log_margin, float(d.std(ddof=1))
+    # The mean so far is itself uncertain: project from its edge nearer the margin, so that a near tie is not
+    # promised an early stop it then takes back (the clock would jump by half the A/B and back).
+    gap = math.copysign(max(abs(gap) - sd / math.sqrt(len(counted)), 0.0), gap)
     for n in looks:
-        t = math.inf if sd == 0 else gap * math.sqrt(n) / sd
+        t = math.copysign(math.inf, gap) if sd == 0 else gap * math.sqrt(n) / sd
         if (t > policy.boundary and n >= policy.min_pairs_enable) or (t < -policy.boundary and n >= policy.min_pairs):
             return n + extra
     return looks[-1] + extra

@@ -74,9 +74,10 @@ def planned_work(config: CheckConfig, plan: WorkloadPlan,
     reruns = list(plan.acceptance)[: budget.canary_reruns]
     work = {
         "baseline": tuple(UnitWork(1.0, _tokens(p)) for _ in range(budget.baseline_repeats) for p in plan.baseline),
+        # the canary's repeats after the first find their prompt cached, as does a re-run's second request
         "acceptance": (tuple(UnitWork(1.0, _tokens(p)) for p in plan.acceptance)
-                       + (UnitWork(1.0, _tokens(plan.canary)),) * budget.canary_repeats
-                       + tuple(UnitWork(2.0, 2 * _tokens(p)) for p in reruns)),
+                       + (UnitWork(1.0, _tokens(plan.canary)),) + (UnitWork(1.0),) * (budget.canary_repeats - 1)
+                       + tuple(UnitWork(2.0, _tokens(p)) for p in reruns)),
         "batch": tuple(UnitWork(float(per_level * c), per_level * c * mean) for c in budget.batch_levels),
         "ab": tuple(UnitWork(2.0, 2 * _tokens(p)) for p in (*plan.ab[:pairs], *plan.ab[:vs_default])),
         "tune": tuple(UnitWork(w, w * mean) for w in tune.weights) if tune is not None else (),

@@ -74,8 +74,8 @@ class ABStep:
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
             # the clock is told where the looks will most likely stop, not only the limit
-            expected = min(planned, projected_pairs(pairs, policy))
-            yield Progress.unit(self.id, i + 1, max(expected, i + 1) + vs_planned, "ab_pair", pair=i + 1,
+            expected = max(min(planned, projected_pairs(pairs, policy)), i + 1)
+            yield Progress.unit(self.id, i + 1, expected + vs_planned, "ab_pair", pair=i + 1,
                                 decision=decision.decision.value)
             if decision.decision is not Decision.CONTINUE:
                 break
@@ -96,7 +96,7 @@ class ABStep:
         on_argv, on_params = tuple(ctx.arms.on.spec_argv), ctx.arms.spec_params()
         vs_default = None
         if not ctx.cancelled and not stop_reason:
-            vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], self.id)
+            vs_default = yield from compare_with_default(ctx, prompts[: len(pairs)], self.id, before=len(pairs))
         evidence = replace(summarise(decision, pairs, policy, stop_reason), pool=pool, on_argv=on_argv,
                            on_params=on_params, vs_default=vs_default, samples=tuple(records),
                            divergences=margin.checks, probs_available=margin.available,

@@ -44,12 +44,12 @@ def default_config(ctx: StepContext) -> ServerConfig | None:
     return default
 
 
-def compare_with_default(ctx: StepContext, prompts: Sequence[Any],
-                         step_id: str) -> Generator[Event, None, VsDefault | None]:
+def compare_with_default(ctx: StepContext, prompts: Sequence[Any], step_id: str,
+                         before: int = 0) -> Generator[Event, None, VsDefault | None]:
     """Measure up to `budget.ab_vs_default_pairs` pairs of the choice against the defaults: the OFF arm runs the
-    defaults meanwhile (restarted fresh side by side; swapped in fresh per block when single-resident)."""
+    defaults meanwhile (restarted fresh side by side; swapped in fresh per block when single-resident). Its
+    pairs are reported as the step's units after the `before` it counted already."""
     n = min(ctx.config.budget.ab_vs_default_pairs, len(prompts))
-    before = len(prompts)  # the pairs the step measured first, one per prompt given here
     default = default_config(ctx) if n > 0 else None
     off, on = ctx.arms.off, ctx.arms.on
     if default is None or off is None or on is None or off.config is None:

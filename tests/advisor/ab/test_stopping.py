@@ -23,9 +23,9 @@ def _pairs(speedup: float, n: int, noise: float = 0.03, seed: int = 1) -> list[P
 
 def test_a_clear_loss_stops_at_the_first_look_a_gain_where_enable_is_allowed() -> None:
     assert POLICY.looks[0] == POLICY.min_pairs == 10
-    assert projected_pairs(_pairs(0.7, 5), POLICY) == 10
+    assert projected_pairs(_pairs(0.7, 6), POLICY) == 10
     # ENABLE needs min_pairs_enable pairs (20 here), however clear the gain
-    assert projected_pairs(_pairs(1.5, 5), POLICY) == POLICY.min_pairs_enable == 20
+    assert projected_pairs(_pairs(1.5, 6), POLICY) == POLICY.min_pairs_enable == 20
 
 
 def test_a_near_tie_is_planned_to_the_last_look() -> None:
@@ -33,6 +33,6 @@ def test_a_near_tie_is_planned_to_the_last_look() -> None:
 
 
 def test_too_few_pairs_plan_the_last_look_and_uncounted_pairs_are_replaced() -> None:
-    assert projected_pairs(_pairs(1.5, 2), POLICY) == POLICY.looks[-1]
-    failed = [*_pairs(0.7, 5), PairResult("x", 15.0, 10.0, on_first=False, on_error="HTTP 500")]
+    assert projected_pairs(_pairs(0.7, 5), POLICY) == POLICY.looks[-1]
+    failed = [*_pairs(0.7, 6), PairResult("x", 15.0, 10.0, on_first=False, on_error="HTTP 500")]
     assert projected_pairs(failed, POLICY) == 10 + 1
