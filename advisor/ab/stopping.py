@@ -23,12 +23,17 @@ MIN_PAIRS_TO_PROJECT = 6  # below this the spread is too rough to project: plan 
 def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
     """Pairs measured when the A/B stops if the pairs to come are like those so far: the first planned look at
     which the projected t statistic clears the boundary (ENABLE only from `min_pairs_enable` pairs on), else
-    the last look; plus the pairs measured but not counted (a failed arm, a loop), which others replace."""
+    the last look; plus the pairs not counted (a failed arm, a loop), which others replace, so far and to come."""
     counted = [p for p in pairs if is_counted(p)]
-    extra = len(pairs) - len(counted)
     looks = [n for n in policy.looks if n >= len(counted)] or [len(counted)]
+
+    def measured_at(look: int) -> int:
+        # the pairs lost so far, and as many again among the pairs still to come at the rate seen
+        lost = len(pairs) - len(counted)
+        return look + lost + round(lost / max(len(pairs), 1) * (look - len(counted)))
+
     if len(counted) < MIN_PAIRS_TO_PROJECT:
-        return looks[-1] + extra
+        return measured_at(looks[-1])
     d = np.log(np.array([p.off_ms_per_token / p.on_ms_per_token for p in counted], dtype=np.float64))
     gap, sd = float(d.mean()) - policy.log_margin, float(d.std(ddof=1))
     # The mean so far is itself uncertain: project from its edge nearer the margin, so that a near tie is not
@@ -37,5 +42,5 @@ def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
     for n in looks:
         t = math.copysign(math.inf, gap) if sd == 0 else gap * math.sqrt(n) / sd
         if (t > policy.boundary and n >= policy.min_pairs_enable) or (t < -policy.boundary and n >= policy.min_pairs):
-            return n + extra
-    return looks[-1] + extra
+            return measured_at(n)
+    return measured_at(looks[-1])

@@ -62,7 +62,6 @@ class ABStep:
         # The count the clock is told: the pairs the limit allows (the spare prompts only replace failed pairs)
         # and the comparison with the engine's defaults that follows them when the tuner chose other flags.
         vs_planned = min(ctx.config.budget.ab_vs_default_pairs, limit) if default_config(ctx) is not None else 0
-        planned = min(limit, len(prompts))
         for i, (prompt, unit, new) in enumerate(measured):
             if new:
                 yield UnitDone(self.id, prompt.id, unit)
@@ -74,7 +73,7 @@ class ABStep:
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
             # the clock is told where the looks will most likely stop, not only the limit
-            expected = max(min(planned, projected_pairs(pairs, policy)), i + 1)
+            expected = max(min(len(prompts), projected_pairs(pairs, policy)), i + 1)  # spares replace lost pairs
             yield Progress.unit(self.id, i + 1, expected + vs_planned, "ab_pair", pair=i + 1,
                                 decision=decision.decision.value)
             if decision.decision is not Decision.CONTINUE:
