@@ -132,7 +132,7 @@ class VerdictView(QScrollArea):
         notes = []
         if self.run.is_demo:
             notes.append(tr("verdict.demo"))
-        if head.source == "measured" and (shape := holds_for_line(self.report.facts, language())):
+        if head.source in ("measured", "chained") and (shape := holds_for_line(self.report.facts, language())):
             notes.append(shape)  # the reply lengths and context depths the verdict holds for
         status = self.report.run.status
         if status and status != "complete":

@@ -134,7 +134,7 @@ def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: 
         out.write("  " + speedup_line(head, lang) + "\n")
     if (typical := typical_line(head, lang)) is not None:
         out.write(f"  {typical}\n")  # a prior is what is typical for the method, not this machine's figure
-    if head.source == "measured" and (shape := holds_for_line(measured, lang)) is not None:
+    if head.source in ("measured", "chained") and (shape := holds_for_line(measured, lang)) is not None:
         out.write(f"  {shape}\n")  # the reply lengths and depths the A/B measured: what the verdict holds for
     if v is None:
         _ending(done, lang, out)

@@ -16,6 +16,7 @@ from typing import Literal
 from advisor import methods
 from advisor.core.policy import Policy, default_policy
 from advisor.decide.blocking import Blocking, blocking
+from advisor.decide.defaults import DefaultsInstead, defaults_instead
 from advisor.decide.evaluate import Check, Walk, walk
 from advisor.decide.invariants import BREAK_EVEN, invariant_checks
 from advisor.decide.rules import RuleSet, VerdictName, load_rules
@@ -25,6 +26,7 @@ from advisor.perf.predict import Prediction, predict
 from advisor.recommend.alternatives import bilingual
 from advisor.recommend.build import recommend
 from advisor.recommend.types import Recommendation
+from advisor.text.message import render as render_message
 from advisor.text.message import render_all
 
 CONFIRM_TEXT = "confirm with the A/B"
@@ -62,6 +64,9 @@ class Verdict:
     assumptions: tuple[str, ...] = ()
     # how sure the prediction is: its interval, the direction it supports and what to measure first
     prediction_interval: PredictiveInterval | None = None
+    # the tuner's choice measured slower than the engine's defaults beyond noise: `flags` / `try_flags` are the
+    # defaults', and this is the comparison with the speedup expected of them (advisor/decide/defaults.py)
+    defaults_instead: DefaultsInstead | None = None
 
     def texts(self, key: TextKey, lang: str) -> tuple[str, ...]:
         """`because`, `warnings`, `caveats`, `alternatives` or `assumptions` in `lang` (English when no
@@ -168,31 +173,43 @@ def _verdict(result: Walk, rules: RuleSet, facts: dict[str, object], pred: Predi
                              "请检查草稿是否跑在 CPU 上、引擎是否退化，或每步开销。"))
     missing = sorted({*result.missing, *result.deferred})
     priors = pred.priors if pred is not None else ()
-    instead = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
+    alternative = bilingual(facts, rules.policy.acceptance.low_rate_warning) if verdict == "SKIP" else []
     caveats = [(f"{rule}/{branch}: not checked, needs {', '.join(need)}",
                 f"{rule}/{branch}：未检查，需要 {', '.join(need)}") for rule, branch, need in result.caveats]
+    # the flags are the measured choice's, or the engine's defaults where the choice measured slower than them
+    instead = defaults_instead(facts, rules.policy.ab.ci_level)
+    flag_facts = instead.facts(facts) if instead is not None else facts
+    flags = recommend(flag_facts) if verdict == "ENABLE" else None
+    try_flags = _settings_to_try(verdict, flag_facts, pred, instead)
+    if instead is not None and (flags is not None or try_flags is not None):
+        why = instead.reason()
+        because.append((render_message(why, "en"), render_message(why, "zh")))
+    else:
+        instead = None  # nothing is recommended (SKIP, or nothing faster to try): the choice stands as measured
     return Verdict(
         verdict=verdict, because=tuple(en for en, _ in because), trace=tuple(trace), missing_facts=tuple(missing),
         predicted_speedup=pred.speedup if pred else None, prediction_is_prior=bool(pred and pred.is_prior),
-        flags=recommend(facts) if verdict == "ENABLE" else None,
-        alternatives=tuple(en for en, _ in instead),
+        flags=flags, alternatives=tuple(en for en, _ in alternative),
         warnings=tuple(en for en, _ in warnings), rule_id=result.rule, branch_id=result.branch,
         path=tuple(result.path), caveats=tuple(en for en, _ in caveats),
         measured_with=settings if isinstance(settings := facts.get("spec.settings"), str) else None,
         translations={"zh": {"because": tuple(zh for _, zh in because), "warnings": tuple(zh for _, zh in warnings),
-                             "caveats": tuple(zh for _, zh in caveats), "alternatives": tuple(zh for _, zh in instead),
+                             "caveats": tuple(zh for _, zh in caveats),
+                             "alternatives": tuple(zh for _, zh in alternative),
                              "assumptions": render_all(priors, "zh")}},
         blocking=blocking(rules, facts) if verdict == "INCONCLUSIVE" else (),
-        try_flags=_settings_to_try(verdict, facts, pred),
-        assumptions=render_all(priors, "en"), prediction_interval=band)
+        try_flags=try_flags, assumptions=render_all(priors, "en"), prediction_interval=band,
+        defaults_instead=instead)
 
 
-def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None) -> Recommendation | None:
+def _settings_to_try(verdict: str, facts: Mapping[str, object], pred: Prediction | None,
+                     instead: DefaultsInstead | None = None) -> Recommendation | None:
     """The measured settings to try when nothing is confirmed: where the run measured them (spec.argv, or an
-    A/B) and they came out faster, by the A/B when there is one, else by the prediction."""
+    A/B) and they came out faster, by the A/B when there is one, else by the prediction; the engine's defaults
+    in place of a choice that measured slower than them, faster by the chained estimate."""
     if verdict != "INCONCLUSIVE":
         return None
-    measured = facts.get("ab.speedup")
+    measured = instead.speedup if instead is not None and instead.speedup is not None else facts.get("ab.speedup")
     if isinstance(measured, int | float) and not isinstance(measured, bool):
         faster = measured > BREAK_EVEN
     else:
@@ -251,6 +268,8 @@ def verdict_to_json(v: Verdict) -> dict[str, object]:
         "try_flags": _flags_json(v.try_flags),
         "assumptions": list(v.assumptions),
         **_interval_json(v.prediction_interval),
+        # the engine's defaults recommended instead of the tuner's choice: the comparison, the chained speedup
+        "defaults_instead": dataclasses.asdict(v.defaults_instead) if v.defaults_instead is not None else None,
     }
 
 

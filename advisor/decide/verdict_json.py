@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import cast, get_args
 
 from advisor.decide.blocking import Blocking
+from advisor.decide.defaults import DefaultsInstead
 from advisor.decide.evaluate import Check, Outcome
 from advisor.decide.rules import VerdictName
 from advisor.decide.verdict import TEXT_KEYS, Verdict, verdict_to_json
@@ -100,6 +101,19 @@ def _interval(data: Mapping[str, object], predicted: float | None) -> Predictive
                               measure_first=first if isinstance(first, str) else None)
 
 
+def _defaults_instead(value: object) -> DefaultsInstead | None:
+    """The defaults recommended instead of the choice, when the file says so with every figure it needs."""
+    if not isinstance(value, Mapping):
+        return None
+    chosen, default = value.get("chosen_argv"), value.get("default_argv")
+    ratio, low, high = (_num(value.get(k)) for k in ("ratio", "ratio_low", "ratio_high"))
+    if not isinstance(chosen, str) or not isinstance(default, str) or ratio is None or low is None or high is None:
+        return None
+    return DefaultsInstead(chosen_argv=chosen, default_argv=default, ratio=ratio, ratio_low=low, ratio_high=high,
+                           speedup=_num(value.get("speedup")), low=_num(value.get("low")),
+                           high=_num(value.get("high")), level=_num(value.get("level")))
+
+
 def verdict_from_json(data: object) -> Verdict:
     """The typed verdict of a saved verdict object; never raises (a non-object reads as an empty INCONCLUSIVE)."""
     obj: Mapping[str, object] = data if isinstance(data, Mapping) else {}
@@ -130,4 +144,4 @@ def verdict_from_json(data: object) -> Verdict:
         blocking=tuple(_blocking(b) for b in blocking if isinstance(b, Mapping))
         if isinstance(blocking, list | tuple) else (),
         try_flags=_flags(obj.get("try_flags")), assumptions=_strings(obj.get("assumptions")),
-        prediction_interval=_interval(obj, predicted))
+        prediction_interval=_interval(obj, predicted), defaults_instead=_defaults_instead(obj.get("defaults_instead")))

@@ -312,7 +312,7 @@ class VsDefault:
     chosen_argv: tuple[str, ...]
     n_pairs: int = 0
     speedup: float | None = None
-    ci_low: float | None = None                 # 95% CI of the speedup
+    ci_low: float | None = None                 # its CI at the A/B's level (policy.ab.ci_level)
     ci_high: float | None = None
     pairs: tuple[PairResult, ...] = ()
 

@@ -77,7 +77,8 @@ MEANINGS_ZH: dict[str, str] = {
     "ab.vs_default_speedup": ("所选设置相对该方法引擎默认值的加速（默认值的 ms/token ÷ 所选的）"
                                "，两者都在新启动的服务器上"),
     "ab.vs_default_ci_low": "其置信区间的下限（置信水平为 policy.ab.ci_level）",
-    "ab.vs_default_ci_high": "其置信区间的上限（置信水平为 policy.ab.ci_level）",
+    "ab.vs_default_ci_high": ("其置信区间的上限（置信水平为 policy.ab.ci_level）；低于 1 时推荐的参数改为默认设置"
+                              "（advisor/decide/defaults.py）"),
     "ab.vs_default_argv": "该对比所用的引擎默认推测参数",
     "ab.n_prompts": "A/B 中的提示词配对数",
     "ab.outputs_match_rate": "贪心输出完全相同的提示词比例",

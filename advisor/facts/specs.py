@@ -142,7 +142,8 @@ _SPECS: tuple[FactSpec, ...] = (
        "method (ms/token defaults ÷ chosen), both on fresh servers", "step ab, after the tuner moved"),
     _s("ab.vs_default_ci_low", "float", "ratio", "lower bound of its CI (at policy.ab.ci_level)",
        "step ab, after the tuner moved"),
-    _s("ab.vs_default_ci_high", "float", "ratio", "upper bound of its CI (at policy.ab.ci_level)",
+    _s("ab.vs_default_ci_high", "float", "ratio", "upper bound of its CI (at policy.ab.ci_level); below 1 the "
+       "flags recommended are the defaults' (advisor/decide/defaults.py)",
        "step ab, after the tuner moved"),
     _s("ab.vs_default_argv", "str", "", "the engine defaults' speculative flags that comparison ran",
        "step ab, after the tuner moved"),

@@ -1,6 +1,9 @@
 """The one headline speedup every reader sees (the CLI's decide and check summary, the window, the report):
 the measured A/B when there is one, else the perf model's prediction, always named as which
-(`advisor.report.strings.speedup_line` words it). Light on imports: `decide --facts` uses it."""
+(`advisor.report.strings.speedup_line` words it). Where the verdict recommends the engine's defaults instead of
+the tuner's choice (the choice measured slower than them), the A/B's figure is the choice's, so the headline is
+the defaults' speedup chained from the two measured ratios, named as chained. Light on imports: `decide --facts`
+uses it."""
 
 from __future__ import annotations
 
@@ -22,7 +25,13 @@ def finite(value: object) -> float | None:
 
 
 def headline(verdict: Verdict | None, facts: Mapping[str, object]) -> Headline:
-    """The expected speedup to show under the verdict: measured A/B when there is one, else the prediction."""
+    """The expected speedup to show under the verdict: measured A/B when there is one (chained to the defaults
+    when the verdict recommends them instead of the choice), else the prediction."""
+    instead = verdict.defaults_instead if verdict is not None else None
+    if instead is not None and (chained := finite(instead.speedup)) is not None:
+        # a chained estimate (the A/B ÷ the choice against the defaults), not a measurement: named so
+        return Headline(source="chained", speedup=chained, ci_low=finite(instead.low), ci_high=finite(instead.high),
+                        level=finite(instead.level))
     speedup = finite(facts.get("ab.speedup"))
     if speedup is not None:
         return Headline(source="measured", speedup=speedup, ci_low=finite(facts.get("ab.ci_low")),

@@ -32,7 +32,9 @@ from advisor.report.tree import Report, RunInfo
 
 # 2: every section typed, every key present (a headline's `level` and `claim`, a by-task row's `group`, `prompts`
 # null when left out); schema 1 files read as they are, the missing keys taking their defaults
-REPORT_SCHEMA_VERSION = 2
+# 3: a headline's `source` may be "chained" (the engine's defaults recommended instead of the tuner's choice), which
+# a reader of schema 2 would refuse as damaged; schema 2 files read as they are
+REPORT_SCHEMA_VERSION = 3
 
 
 class ReportSchemaError(UserError):

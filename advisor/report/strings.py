@@ -120,7 +120,8 @@ def fmt_value(value: object, lang: str = "en") -> str:
 
 
 def speedup_line(headline: Headline, lang: str) -> str:
-    """The one line under the verdict: measured speedup ± CI, else the prediction, else none."""
+    """The one line under the verdict: measured speedup ± CI (the defaults' chained from two measured ratios
+    when they are recommended instead of the choice), else the prediction, else none."""
     source, speedup = headline.source, headline.speedup
     if source is None or speedup is None:
         return text(lang, "speedup.none")
@@ -135,6 +136,13 @@ def speedup_line(headline: Headline, lang: str) -> str:
                         high=fmt_speedup(high))
         n = headline.n_prompts
         return line if n is None else f"{line} · {text(lang, 'speedup.n_prompts', n=int(n))}"
+    if source == "chained":  # the defaults' speedup from two measured ratios, not itself measured
+        low, high = headline.ci_low, headline.ci_high
+        if low is None or high is None:
+            return text(lang, "speedup.chained_no_ci", speedup=fmt_speedup(speedup))
+        extra = {"ci": percent(headline.level)} if headline.level is not None else {}
+        return text(lang, "speedup.chained", speedup=fmt_speedup(speedup), low=fmt_speedup(low),
+                    high=fmt_speedup(high), **extra)
     if source == "predicted" and (span := _interval(headline, lang)) is not None:
         return text(lang, "speedup.predicted_interval", speedup=fmt_speedup(speedup), span=span,
                     claim=text(lang, f"claim.{headline.claim or 'cannot-tell'}"))

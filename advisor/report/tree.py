@@ -15,7 +15,9 @@ from typing import Literal
 from advisor.decide.blocking import Blocking
 
 Json = object  # a parsed JSON value (dict, list, str, number, bool or None), as written
-HeadlineSource = Literal["measured", "predicted", "prior"]
+# "chained": the engine's defaults recommended instead of the choice, their speedup chained from two measured
+# ratios (advisor/decide/defaults.py), not measured directly
+HeadlineSource = Literal["measured", "chained", "predicted", "prior"]
 Point = tuple[float, float]
 
 
@@ -92,7 +94,8 @@ class RunInfo:
 
 @dataclass(frozen=True, slots=True)
 class Headline:
-    """The one speedup every reader sees: the measured A/B, else the prediction (advisor/report/headline.py)."""
+    """The one speedup every reader sees: the measured A/B (chained to the engine's defaults when they are
+    recommended instead of the choice), else the prediction (advisor/report/headline.py)."""
 
     source: HeadlineSource | None = None
     speedup: float | None = None      # ×

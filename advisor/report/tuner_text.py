@@ -28,6 +28,8 @@ def tuner_sentences(section: TunerSection, lang: str) -> list[str]:
                           low=fmt_speedup(low), high=fmt_speedup(high), flags=section.default_command))
         if low is not None and high is not None and low <= 1.0 <= high:
             lines.append(text(lang, "tuner.vs_default_same"))
+        elif high is not None and high < 1.0:  # the verdict recommends the defaults (advisor/decide/defaults.py)
+            lines.append(text(lang, "tuner.vs_default_slower"))
     if section.breakeven_tau:
         values = ", ".join(f"{k}: {v:.2f}" for k, v in section.breakeven_tau.items() if v is not None)
         lines.append(text(lang, "tuner.breakeven", values=values))

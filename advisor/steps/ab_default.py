@@ -3,8 +3,10 @@
 The A/B says whether the chosen settings beat speculation off; a user who already runs the engine's defaults
 also needs to know whether moving to the chosen ones pays. Both servers restart fresh (n-gram tables empty),
 the OFF server with the defaults, the ON one with the choice; the same held-out prompts run as counterbalanced
-pairs; the speedup is the geometric mean with its t-interval (reliability.md §2.4). It informs the report;
-the verdict still rests on the A/B against speculation off. The OFF server is restored afterwards.
+pairs; the speedup is the geometric mean with its t-interval at the A/B's level (policy.ab.ci_level,
+reliability.md §2.4). The verdict still rests on the A/B against speculation off; when this interval lies
+wholly below 1 the flags it recommends are the defaults' (advisor/decide/defaults.py). The OFF server is
+restored afterwards.
 """
 
 from __future__ import annotations
@@ -71,16 +73,18 @@ def compare_with_default(ctx: StepContext, prompts: Sequence[Any], step_id: str,
             yield Progress.unit(step_id, before + i + 1, before + n, "ab_default_pair", pair=i + 1)
     finally:
         ctx.arms.configure("off", f"{step_id}:restore", original)
-    return summarise(default_argv, chosen_argv, pairs)
+    return summarise(default_argv, chosen_argv, pairs, ctx.policy.ab.ci_level)
 
 
 def summarise(default_argv: tuple[str, ...], chosen_argv: tuple[str, ...],
-              pairs: Sequence[PairResult]) -> VsDefault:
-    """The comparison's figures from its counted pairs (no interval below two pairs)."""
+              pairs: Sequence[PairResult], level: float) -> VsDefault:
+    """The comparison's figures from its counted pairs (no interval below two pairs), the interval at `level`
+    (the policy's ab.ci_level, as the A/B's own)."""
     counted = [p for p in pairs if is_counted(p)]
     speedup = low = high = None
     if counted:
-        ci = geometric_mean_ci([p.off_ms_per_token for p in counted], [p.on_ms_per_token for p in counted])
+        ci = geometric_mean_ci([p.off_ms_per_token for p in counted], [p.on_ms_per_token for p in counted],
+                                level)
         speedup = math.exp(ci.mean)
         if len(counted) >= 2:
             low, high = ci.geo_low, ci.geo_high

@@ -15,6 +15,11 @@ STRINGS: dict[str, str] = {
     "speedup.measured": "Measured speedup {speedup} ({ci} CI {low} – {high})",
     "speedup.measured_no_ci": "Measured speedup {speedup}",
     "speedup.n_prompts": "{n} prompt pairs",
+    "speedup.chained": ("Expected speedup with the engine's defaults {speedup} ({low} – {high}) — chained, not "
+                        "measured directly: the A/B against speculation off divided by the choice against the "
+                        "defaults, the range from their two {ci} CIs"),
+    "speedup.chained_no_ci": ("Expected speedup with the engine's defaults {speedup} — chained, not measured "
+                              "directly: the A/B against speculation off divided by the choice against the defaults"),
     "speedup.predicted": "Predicted speedup {speedup} — from the performance model, not an A/B measurement",
     "speedup.prior": "Not measured on this machine yet",
     "speedup.predicted_interval": ("Predicted speedup {speedup} ({span}): {claim} — from the performance model, not"
@@ -179,6 +184,8 @@ STRINGS: dict[str, str] = {
                          "the chosen settings measured {speedup} ({low} – {high})."),
     "tuner.vs_default_same": ("That interval includes 1.00×: the chosen settings are not measurably faster than "
                               "the defaults here."),
+    "tuner.vs_default_slower": ("That interval lies wholly below 1.00×: the chosen settings are measurably slower "
+                                "than the defaults here, so any flags recommended are the defaults'."),
     "tuner.prediction_error": "The prediction missed the measurement by {err:.0%}.",
     "tuner.methods": "Method",
     "tuner.best_k": "Best draft length",

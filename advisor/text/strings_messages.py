@@ -1,7 +1,8 @@
 """The templates of the messages measuring code emits (advisor/text/message.py): one per key and language.
 
 `warn.*` are steps' quality warnings, `detail.*` what a guard saw, `assume.*` the perf model's priors for facts
-not given, `stop.*` why an A/B ended early, `fail.*` why a run is not whole. Placeholders carry the number's
+not given, `stop.*` why an A/B ended early, `fail.*` why a run is not whole, `choice.*` why the verdict recommends
+other settings than the tuner chose. Placeholders carry the number's
 format (`{tok:.1f}`), so both languages show the same digits; the English is what the steps always wrote.
 """
 
@@ -123,6 +124,11 @@ EN: dict[str, str] = {
     "fail.step.tune": "tune: {why}",
     "fail.step.batch": "batch: {why}",
     "fail.step.ab": "ab: {why}",
+    # why the verdict recommends other settings than the tuner chose (advisor/decide/defaults.py)
+    "choice.defaults_instead": (
+        "The tuner's choice ({chosen}) measured {ratio:.2f}× the speed of the engine's defaults for the method "
+        "({defaults}), {level} CI {low:.2f}× – {high:.2f}×: slower beyond noise, so the defaults are recommended "
+        "instead."),
     # two messages in one sentence (message.joined)
     "msg.join": "{first}; {then}",
 }
@@ -225,5 +231,8 @@ ZH: dict[str, str] = {
     "fail.step.tune": "调优器（最佳设置）：{why}",
     "fail.step.batch": "并发：{why}",
     "fail.step.ab": "A/B 测试：{why}",
+    "choice.defaults_instead": (
+        "调优器的选择（{chosen}）实测速度是该方法引擎默认设置（{defaults}）的 {ratio:.2f}×，{level} 置信区间 "
+        "{low:.2f}× – {high:.2f}×：慢于默认设置且超出噪声范围，因此改为推荐默认设置。"),
     "msg.join": "{first}；{then}",
 }

@@ -14,6 +14,10 @@ STRINGS: dict[str, str] = {
     "speedup.measured": "实测加速 {speedup}（{ci} 置信区间 {low} – {high}）",
     "speedup.measured_no_ci": "实测加速 {speedup}",
     "speedup.n_prompts": "{n} 组提示词对",
+    "speedup.chained": ("使用引擎默认设置的预期加速 {speedup}（{low} – {high}）—— 由两次测量推算，并非直接测得："
+                        "A/B（相对关闭推测）除以所选设置相对默认设置之比，区间取自两者的 {ci} 置信区间"),
+    "speedup.chained_no_ci": ("使用引擎默认设置的预期加速 {speedup} —— 由两次测量推算，并非直接测得："
+                              "A/B（相对关闭推测）除以所选设置相对默认设置之比"),
     "speedup.predicted": "预测加速 {speedup} —— 来自性能模型，并非 A/B 实测",
     "speedup.prior": "尚未在本机测量",
     "speedup.predicted_interval": "预测加速 {speedup}（{span}）：{claim} —— 来自性能模型，并非 A/B 实测",
@@ -171,6 +175,7 @@ STRINGS: dict[str, str] = {
     "tuner.vs_default": ("与该方法的引擎默认设置（{flags}）相比（两者均为新启动的服务器），"
                          "所选设置测得 {speedup}（{low} – {high}）。"),
     "tuner.vs_default_same": "该区间包含 1.00×：在这里所选设置并不比默认设置明显更快。",
+    "tuner.vs_default_slower": "该区间完全低于 1.00×：在这里所选设置明显慢于默认设置，因此推荐的参数均为默认设置。",
     "tuner.prediction_error": "预测与测量相差 {err:.0%}。",
     "tuner.methods": "方法",
     "tuner.best_k": "最佳草稿长度",

@@ -48,7 +48,7 @@ def test_every_template_renders_in_both_languages(key: str) -> None:
     assert not english_words(zh), (key, english_words(zh))
 
 
-_KEY = re.compile(r'"((?:warn|detail|assume|stop|fail|msg)\.[\w.{}-]+)"')
+_KEY = re.compile(r'"((?:warn|detail|assume|stop|fail|choice|msg)\.[\w.{}-]+)"')
 
 
 def _named_keys() -> set[str]:
