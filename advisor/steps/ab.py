@@ -23,7 +23,7 @@ from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.ab_default import compare_with_default, default_config
 from advisor.steps.base import StepContext, missing_arm, warn
-from advisor.steps.divergence import Replies, check_divergences, with_kinds
+from advisor.steps.divergence import Replayer, Replies, with_kinds
 from advisor.steps.pairs import pair_units
 from advisor.text.message import Message, msg, render
 
@@ -59,6 +59,7 @@ class ABStep:
         stop_reason: Message | None = None
         replies: list[Replies] = []
         measured = pair_units(ctx, prompts, "", replies)
+        replayer = Replayer(ctx, f"{self.id}:divergence")
         # The count the clock is told: the pairs the limit allows (the spare prompts only replace failed pairs)
         # and the comparison with the engine's defaults that follows them when the tuner chose other flags.
         vs_planned = min(ctx.config.budget.ab_vs_default_pairs, limit) if default_config(ctx) is not None else 0
@@ -70,6 +71,7 @@ class ABStep:
             records.extend(r for r in (unit.off.record, unit.on.record) if r is not None)
             for arm, err in (("off", pair.off_error), ("on", pair.on_error)):
                 streak[arm] = streak[arm] + 1 if err else 0
+            replayer.replay_new(replies)  # outside the timed requests; side by side only, in the pair's unit
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
             # the clock is told where the looks will most likely stop, not only the limit
@@ -88,7 +90,7 @@ class ABStep:
         if decision is None:
             decision = decide_ab(pairs, policy)
         # Outside the timed sets: what the OFF arm's own probabilities say of each divergence.
-        margin = check_divergences(ctx, replies, f"{self.id}:divergence")
+        margin = replayer.finish(replies)
         pairs = with_kinds(pairs, margin.checks)
         # The flags this A/B measured are what the recommendation repeats (after the tuner they differ from
         # the flags the ON server started with).
