@@ -28,9 +28,12 @@ def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
     looks = [n for n in policy.looks if n >= len(counted)] or [len(counted)]
 
     def measured_at(look: int) -> int:
-        # the pairs lost so far, and as many again among the pairs still to come at the rate seen
+        # the pairs lost so far and, once there are enough pairs to tell a rate, as many again among the pairs
+        # still to come at the rate seen
         lost = len(pairs) - len(counted)
-        return look + lost + round(lost / max(len(pairs), 1) * (look - len(counted)))
+        if len(pairs) < MIN_PAIRS_TO_PROJECT:
+            return look + lost
+        return look + lost + round(lost / len(pairs) * (look - len(counted)))
 
     if len(counted) < MIN_PAIRS_TO_PROJECT:
         return measured_at(looks[-1])

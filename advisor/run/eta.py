@@ -18,6 +18,7 @@ a unit, and the request steps' so far for the steps still to come. So the estima
 from __future__ import annotations
 
 import math
+import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -178,10 +179,11 @@ def fit_pace(units: list[_Finished]) -> Pace | None:
 class EtaTracker:
     """A subscriber that keeps the estimate; `estimate()` may be called at any time (the window: each second).
 
-    Units cost what the pace model fitted so far predicts for their work (`fit_pace`); the running step's
-    units are scaled by how far its own units ran from the model, blended with one unit at the model's pace so
-    that a first unit (a cold cache, a warm-up) does not set the whole step. Steps also end with work after
-    their last unit (the A/B's divergence check): each step not yet ended adds the mean of the tails seen."""
+    Units cost what the pace model fitted on the steps before predicts for their work (`fit_pace`); the
+    running step's units are scaled by the median of its own units' ratios to the model beside one at the
+    model's pace (`_step_scale`), so that neither a first unit (a cold cache, a warm-up) nor one spike sets the
+    whole step. Steps also end with work after their last unit: each step not yet ended adds the mean of the
+    tails seen."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
@@ -269,6 +271,16 @@ class EtaTracker:
             mean = sum(u.took_s for u in self.finished) / max(len(self.finished), 1)
         return lambda work: mean
 
+    def _step_scale(self, step: str, predict: Callable[[UnitWork], float]) -> float:
+        """How much slower than the model the running step's units are: the median of their ratios beside one
+        at the model's pace (a single slow unit, a spike on a shared machine, moves it little; a machine that
+        stays slow moves it within a few units). The step's first unit, which carries its warm-up, counts
+        only until there is another."""
+        own = [u for u in self.finished if u.step == step and predict(u.work) > 0]
+        if len(own) >= 2 and own[0].first:
+            own = own[1:]
+        return statistics.median([1.0, *(u.took_s / predict(u.work) for u in own)])
+
     def _remaining(self, now: float, done: int) -> float | None:
         if done == 0 or not self.planned:
             return None
@@ -276,7 +288,8 @@ class EtaTracker:
             return None  # an unplanned step is running: its length is not known
         load = sum(self._loads) / len(self._loads) if self._loads else 0.0
         tail = sum(self.tails) / len(self.tails) if self.tails else 0.0
-        pace = fit_pace(self.finished)
+        # the model from the steps before the running one (its own units set its scale, robust to a spike)
+        pace = fit_pace([u for u in self.finished if u.step != self.current]) or fit_pace(self.finished)
         left = 0.0
         for step in self.planned:
             if step in self.ended:
@@ -286,9 +299,7 @@ class EtaTracker:
             todo = [self._work(step, i) for i in range(step_done, max(self.planned[step], step_done))]
             predict = self._unit_seconds(step, pace)
             if step == self.current and step_done:
-                own = [u for u in self.finished if u.step == step]
-                nxt = predict(todo[0]) if todo else 0.0
-                scale = (sum(u.took_s for u in own) + nxt) / max(sum(predict(u.work) for u in own) + nxt, 1e-9)
+                scale = self._step_scale(step, predict)
                 # the unit under way has already taken part of its time (a load in it is not unit time)
                 spent = now - self._last_unit_at - self._pending_load_s
                 left += max(scale * sum(predict(w) for w in todo) - spent, 0.0)

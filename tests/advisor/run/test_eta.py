@@ -219,10 +219,29 @@ def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
     eta(StepDone("baseline", "done"))
     assert eta.estimate().remaining_s == pytest.approx(42.0)  # 42 requests at the baseline's 1 s each
     eta(StepStarted("batch", "Concurrency", 2, 2))
-    clock.now += 12.0  # the first level ran at 2 s per request: the blend with one unit at 1 s moves a third
+    clock.now += 12.0  # the first level ran at 2 s per request: beside one unit at 1 s, halfway
     eta(Progress("batch", 1, 3))
-    scale = (12.0 + 12.0) / (6.0 + 12.0)  # its 12 s against 6 predicted, plus the next level's 12 at the model's
-    assert eta.estimate().remaining_s == pytest.approx(36.0 * scale)
+    assert eta.estimate().remaining_s == pytest.approx(36.0 * 1.5)
+
+
+def test_one_slow_unit_moves_the_step_little_a_slow_machine_within_a_few_units() -> None:
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 20}, work={"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 20}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(4):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, 4))
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("ab", "A/B", 2, 2))
+    for i, took in enumerate((2.0, 2.0, 2.0, 6.0)):  # a spike on a shared machine
+        clock.now += took
+        eta(Progress("ab", i + 1, 20))
+    assert eta.estimate().remaining_s == pytest.approx(16 * 2.0, rel=0.05)
+    for i in range(4, 8):  # then the machine stays three times slower
+        clock.now += 6.0
+        eta(Progress("ab", i + 1, 20))
+    assert eta.estimate().remaining_s == pytest.approx(12 * 6.0, rel=0.05)
 
 
 def test_long_prompts_cost_more_where_prefill_is_slow() -> None:
