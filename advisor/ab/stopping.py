@@ -23,17 +23,14 @@ MIN_PAIRS_TO_PROJECT = 6  # below this the spread is too rough to project: plan 
 def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
     """Pairs measured when the A/B stops if the pairs to come are like those so far: the first planned look at
     which the projected t statistic clears the boundary (ENABLE only from `min_pairs_enable` pairs on), else
-    the last look; plus the pairs not counted (a failed arm, a loop), which others replace, so far and to come."""
+    the last look; plus the pairs not counted so far (a failed arm, a loop), which others replace."""
     counted = [p for p in pairs if is_counted(p)]
     looks = [n for n in policy.looks if n >= len(counted)] or [len(counted)]
 
     def measured_at(look: int) -> int:
-        # the pairs lost so far and, once there are enough pairs to tell a rate, as many again among the pairs
-        # still to come at the rate seen
-        lost = len(pairs) - len(counted)
-        if len(pairs) < MIN_PAIRS_TO_PROJECT:
-            return look + lost
-        return look + lost + round(lost / len(pairs) * (look - len(counted)))
+        # each pair lost so far is replaced by one more; none are projected forward: a greedy reply that loops
+        # does so for its prompt (the same prompt looped in every run here), not at a rate
+        return look + len(pairs) - len(counted)
 
     if len(counted) < MIN_PAIRS_TO_PROJECT:
         return measured_at(looks[-1])

@@ -181,9 +181,9 @@ class EtaTracker:
 
     Units cost what the pace model fitted on the steps before predicts for their work (`fit_pace`); the
     running step's units are scaled by the median of its own units' ratios to the model beside one at the
-    model's pace (`_step_scale`), so that neither a first unit (a cold cache, a warm-up) nor one spike sets the
-    whole step. Steps also end with work after their last unit: each step not yet ended adds the mean of the
-    tails seen."""
+    model's pace (`_step_scale`), so that one spike does not set the whole step. A step's first unit carries
+    its warm-up and cold caches, and a step may end with work after its last unit: each step still to start
+    adds the mean first-unit excess seen (`_start_excess`), each not yet ended the mean tail."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
@@ -274,12 +274,19 @@ class EtaTracker:
     def _step_scale(self, step: str, predict: Callable[[UnitWork], float]) -> float:
         """How much slower than the model the running step's units are: the median of their ratios beside one
         at the model's pace (a single slow unit, a spike on a shared machine, moves it little; a machine that
-        stays slow moves it within a few units). The step's first unit, which carries its warm-up, counts
-        only until there is another."""
-        own = [u for u in self.finished if u.step == step and predict(u.work) > 0]
-        if len(own) >= 2 and own[0].first:
-            own = own[1:]
+        stays slow moves it within a few units). The step's first unit carries its warm-up (`_start_excess`),
+        not its pace."""
+        own = [u for u in self.finished if u.step == step and not u.first and predict(u.work) > 0]
         return statistics.median([1.0, *(u.took_s / predict(u.work) for u in own)])
+
+    def _start_excess(self, pace: Pace | None) -> float:
+        """Seconds a request step's first unit took beyond the model (its warm-up, a cold cache), on average
+        over the steps seen: each step still to start will pay it too."""
+        if pace is None:
+            return 0.0
+        firsts = [u.took_s - pace.seconds(u.work) for u in self.finished
+                  if u.first and u.step in REQUEST_STEPS and u.work.requests > 0]
+        return max(sum(firsts) / len(firsts), 0.0) if firsts else 0.0
 
     def _remaining(self, now: float, done: int) -> float | None:
         if done == 0 or not self.planned:
@@ -290,12 +297,15 @@ class EtaTracker:
         tail = sum(self.tails) / len(self.tails) if self.tails else 0.0
         # the model from the steps before the running one (its own units set its scale, robust to a spike)
         pace = fit_pace([u for u in self.finished if u.step != self.current]) or fit_pace(self.finished)
+        start = self._start_excess(pace)
         left = 0.0
         for step in self.planned:
             if step in self.ended:
                 continue
             left += max(self.restarts_planned.get(step, 0) - self.restarts_seen.get(step, 0), 0) * load + tail
             step_done = self.done.get(step, 0)
+            if step_done == 0 and step in REQUEST_STEPS:
+                left += start
             todo = [self._work(step, i) for i in range(step_done, max(self.planned[step], step_done))]
             predict = self._unit_seconds(step, pace)
             if step == self.current and step_done:

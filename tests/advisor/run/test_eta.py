@@ -219,9 +219,12 @@ def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
     eta(StepDone("baseline", "done"))
     assert eta.estimate().remaining_s == pytest.approx(42.0)  # 42 requests at the baseline's 1 s each
     eta(StepStarted("batch", "Concurrency", 2, 2))
-    clock.now += 12.0  # the first level ran at 2 s per request: beside one unit at 1 s, halfway
+    clock.now += 12.0  # the first level ran at 2 s per request: a first unit carries the step's warm-up
     eta(Progress("batch", 1, 3))
-    assert eta.estimate().remaining_s == pytest.approx(36.0 * 1.5)
+    assert eta.estimate().remaining_s == pytest.approx(36.0)
+    clock.now += 24.0  # so does the second: beside one unit at the model's pace, halfway
+    eta(Progress("batch", 2, 3))
+    assert eta.estimate().remaining_s == pytest.approx(24.0 * 1.5)
 
 
 def test_one_slow_unit_moves_the_step_little_a_slow_machine_within_a_few_units() -> None:
