@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QResizeEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from advisor.report.tree import Flag
@@ -53,15 +53,39 @@ class Section(QWidget):
         self.title.setText(tr(self.title_key))
 
 
-def monospace_box(text: str) -> QPlainTextEdit:
+MAX_BOX_LINES = 6  # a longer command scrolls inside its box
+
+
+class MonospaceBox(QPlainTextEdit):
+    """A read-only monospace box as tall as its text once wrapped to the box's width (a long command wraps;
+    sized by its newlines alone its second line was cut off)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.setObjectName("flags")
+        self.setReadOnly(True)
+        self.textChanged.connect(self.fit)
+        self.fit()
+
+    def fit(self) -> None:
+        """Height for the wrapped lines, at most MAX_BOX_LINES (then it scrolls)."""
+        width = max(self.viewport().width() - 2 * int(self.document().documentMargin()), 1)
+        advance = max(self.fontMetrics().horizontalAdvance("M"), 1)
+        per_line = max(width // advance, 1)
+        lines = sum(max(1, -(-len(line) // per_line)) for line in self.toPlainText().split("\n"))
+        shown = min(lines, MAX_BOX_LINES)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded if lines > shown
+                                        else Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setFixedHeight(22 + self.fontMetrics().lineSpacing() * shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit()
+
+
+def monospace_box(text: str) -> MonospaceBox:
     """A read-only monospace box sized to its text."""
-    box = QPlainTextEdit(text)
-    box.setObjectName("flags")
-    box.setReadOnly(True)
-    box.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    lines = max(1, text.count("\n") + 1)
-    box.setFixedHeight(22 + 18 * min(lines, 6))
-    return box
+    return MonospaceBox(text)
 
 
 class FlagsBox(QWidget):
@@ -102,7 +126,6 @@ class FlagsBox(QWidget):
             notes.extend(flag.notes)
         self.command = "\n".join(lines)
         self.text.setPlainText(self.command or tr("verdict.no_flags"))
-        self.text.setFixedHeight(22 + 18 * min(max(1, len(lines)), 6))
         self.copy.setEnabled(bool(self.command))
         if tentative:
             notes.insert(0, text(language(), "try.why"))

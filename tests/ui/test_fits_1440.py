@@ -235,3 +235,21 @@ def test_kinds_with_too_few_pairs_fold_into_one_line(qtbot) -> None:  # type: ig
     # only kinds with too few pairs: no empty table, the line alone
     table.set_task(ByTask(rows=(row("chat", 2, "too-few"), row("json", 0, "too-few"))))
     assert table.table.isHidden() and not table.too_few.isHidden() and not table.isHidden()
+
+
+def test_a_long_command_is_shown_whole_in_the_flags_box(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The verdict's flags wrap to the box's width: sized by newlines alone, a one-line command of 120
+    characters showed its first line and half of the second (the screenshot of an INCONCLUSIVE run)."""
+    from ui.widgets import MonospaceBox
+
+    command = "--spec-type ngram-mod --spec-ngram-mod-n-max 6 --spec-ngram-mod-n-min 6 --spec-ngram-mod-n-match 24"
+    box = MonospaceBox(command)
+    qtbot.addWidget(box)
+    box.resize(300, 40)
+    box.show()
+    qtbot.waitExposed(box)
+    box.fit()
+    per_line = max((box.viewport().width() - 8) // box.fontMetrics().horizontalAdvance("M"), 1)
+    wrapped = -(-len(command) // per_line)
+    assert wrapped >= 2 and box.height() >= 22 + box.fontMetrics().lineSpacing() * min(wrapped, 6) - 1
+    assert box.document().size().height() * box.fontMetrics().lineSpacing() <= box.height() + 4  # nothing hidden
