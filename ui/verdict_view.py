@@ -10,6 +10,7 @@ from advisor.report.blocking_text import assumptions_line, blocking_items, other
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.strings import holds_for_line, speedup_line, text, typical_line, verdict_lines
 from advisor.report.tree import Headline, Report
+from advisor.text.settings import settings_phrase
 from ui import theme
 from ui.export_bar import ExportBar
 from ui.fact_words import fact_words
@@ -145,7 +146,7 @@ class VerdictView(QScrollArea):
                                  for i, (reason, remedy) in enumerate(blocking_items(verdict, lang), 1)], glyph="✗")
         measured = verdict.measured_with
         if measured:
-            because = [*because, tr("verdict.measured_with", settings=measured)]
+            because = [*because, tr("verdict.measured_with", settings=settings_phrase(measured, language()))]
         self.because.set_items(because)  # once: labels replaced twice linger until the event loop deletes them
         assumed = assumptions_line(verdict, lang)
         self.warnings.set_items([*verdict_lines(verdict, "warnings", lang), *([assumed] if assumed else [])], glyph="⚠")

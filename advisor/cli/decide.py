@@ -17,6 +17,7 @@ from advisor.report.blocking_text import blocking_lines, other_because
 from advisor.report.headline import headline
 from advisor.report.strings import speedup_line, text, typical_line
 from advisor.report.verdict_view import report_verdict
+from advisor.text.settings import settings_phrase
 from advisor.userfile import read_user_file
 
 MAX_PORT = 65535
@@ -64,7 +65,7 @@ def _print_text(v: Verdict, lang: str, *, full_trace: bool = False,
                 facts: Mapping[str, object] | None = None) -> None:
     print(text(lang, "cli.verdict", word=v.verdict, words=text(lang, f"verdict.{v.verdict}")))
     if v.measured_with:
-        print(text(lang, "decide.measured_with", settings=v.measured_with))
+        print(text(lang, "decide.measured_with", settings=settings_phrase(v.measured_with, lang)))
     # one headline: the measured A/B when there is one, else the prediction, named as which (the same line
     # the check summary, the window and the report show)
     head = headline(v, facts or {})

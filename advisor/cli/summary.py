@@ -26,6 +26,7 @@ from advisor.report.strings import (
 )
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 from advisor.run.done import SessionDone
+from advisor.text.settings import settings_phrase
 
 
 def _fmt(value: object, spec: str = ".2f", suffix: str = "") -> str:
@@ -127,7 +128,7 @@ def _verdict(done: SessionDone, measured: Mapping[str, object], lang: str, out: 
     out.write("\n" + text(lang, "cli.verdict", word=word, words=text(lang, f"verdict.{word}")) + "\n")
     v = done.verdict
     if v is not None and v.measured_with:
-        out.write("  " + text(lang, "cli.measured_with", settings=v.measured_with) + "\n")
+        out.write("  " + text(lang, "cli.measured_with", settings=settings_phrase(v.measured_with, lang)) + "\n")
     # the one headline the window and the report show: the measured A/B, else the prediction, named as which
     head = headline(v, measured)
     if head.source is not None:

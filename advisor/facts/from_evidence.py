@@ -21,6 +21,7 @@ from advisor.evidence.tuner import TuneEvidence
 from advisor.evidence.warnings import THROTTLE_CODES, TRAP_CODES, WarningCode
 from advisor.facts.checks import check_facts
 from advisor.stats import repeat_cv_percent
+from advisor.text.settings import DEFAULT_MARK
 from advisor.tune.summary import tuner_summary
 from probes.base import Unavailable
 from probes.engines.llamacpp.devices import DeviceList
@@ -130,17 +131,14 @@ def _environment(env: Environment, out: Facts) -> None:
 
 
 def settings_text(argv: tuple[str, ...] | list[str], params: Mapping[str, str]) -> str:
-    """`ngram-mod: n-max 64, n-min 48, n-match 24 (engine defaults)` — the drafter's knobs as it ran."""
+    """`ngram-mod: n-max 64, n-min 48, n-match 24†` — the drafter's knobs as it ran, each the engine chose itself
+    marked (advisor/text/settings.py says what the mark means in the reader's language)."""
     spec_type = argv[argv.index("--spec-type") + 1] if "--spec-type" in argv else "draft-simple"
-    parts, defaults = [], []
+    parts = []
     for flag, value in params.items():
         name = flag.removeprefix("--").removeprefix("spec-").removeprefix(f"{spec_type}-").removeprefix("draft-")
-        parts.append(f"{name} {value}")
-        if flag not in argv:
-            defaults.append(name)
-    word = "engine default" if len(defaults) == 1 else "engine defaults"
-    tail = "" if not defaults else f" ({word})" if len(defaults) == len(parts) else f" ({', '.join(defaults)}: {word})"
-    return f"{spec_type}: " + ", ".join(parts) + tail
+        parts.append(f"{name} {value}" + (DEFAULT_MARK if flag not in argv else ""))
+    return f"{spec_type}: " + ", ".join(parts)
 
 
 def _config(ev: Evidence, out: Facts) -> None:

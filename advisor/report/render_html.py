@@ -39,6 +39,7 @@ from advisor.report.strings import (
 from advisor.report.svg import chart_svg
 from advisor.report.tree import Flag, GuardRow, Report, StepSummary
 from advisor.report.tuner_text import tuner_sentences, tuner_table
+from advisor.text.settings import settings_phrase
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 _HTML_LANG = {"en": "en", "zh": "zh-CN"}
@@ -100,7 +101,7 @@ def _decision(report: Report, lang: str) -> str:
     else:
         cards = [f'<div class="card wide"><h3>{e(text(lang, "section.flags"))}</h3>{_flags(v.flags, lang)}</div>']
     if v.measured_with:
-        measured = text(lang, "verdict.measured_with", settings=v.measured_with)
+        measured = text(lang, "verdict.measured_with", settings=settings_phrase(v.measured_with, lang))
         cards.insert(0, f'<div class="card wide"><p>{e(measured)}</p></div>')
     if cutoff := concurrency_line(report.facts, lang):
         cards.insert(0, f'<div class="card wide"><p>{e(cutoff)}</p></div>')

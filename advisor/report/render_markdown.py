@@ -32,6 +32,7 @@ from advisor.report.strings import (
 from advisor.report.tree import BarChart, Chart, Report, VerdictLines
 from advisor.report.tuner_text import tuner_sentences, tuner_table
 from advisor.termsafe import terminal_safe
+from advisor.text.settings import settings_phrase
 
 _BLOCKS = "▁▂▃▄▅▆▇█"
 _VERDICT_MARK = {"ENABLE": "✅", "SKIP": "⛔", "INCONCLUSIVE": "❔"}
@@ -105,7 +106,7 @@ def _verdict_section(report: Report, lang: str) -> list[str]:
     if typical := typical_line(report.headline, lang):
         out += [f"*{md_text(typical)}*", ""]
     if v.measured_with:
-        out += [md_text(text(lang, "verdict.measured_with", settings=v.measured_with)), ""]
+        out += [md_text(text(lang, "verdict.measured_with", settings=settings_phrase(v.measured_with, lang))), ""]
     if cutoff := concurrency_line(report.facts, lang):
         out += [md_text(cutoff), ""]
     if shape := holds_for_line(report.facts, lang):

@@ -155,6 +155,7 @@ STRINGS: dict[str, str] = {
     "by_task.mix_equal": "Every kind of task weighted equally.",
     "by_task.mix_short": "Too few held-out prompts for the weight of: {cats}; the A/B used all there were.",
     "verdict.measured_with": "Measured with {settings}.",
+    "settings.default_legend": " († the engine's own default)",
     "category.code": "writing code",
     "category.refactor": "editing given code",
     "category.chat": "chat and explanation",

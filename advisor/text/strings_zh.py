@@ -150,6 +150,7 @@ STRINGS: dict[str, str] = {
     "by_task.mix_equal": "各类任务权重相同。",
     "by_task.mix_short": "以下类型的留出提示不足以达到其权重：{cats}；A/B 已用上全部可用提示。",
     "verdict.measured_with": "测量设置：{settings}。",
+    "settings.default_legend": "（† 为引擎自身的默认值）",
     "category.code": "编写代码",
     "category.refactor": "修改给定代码",
     "category.chat": "聊天与解释",

@@ -140,3 +140,19 @@ def test_a_new_run_stores_keys_and_values_and_reads_back(tmp_path: Path) -> None
     pre = again.steps["preflight"].evidence
     assert isinstance(pre, PreflightEvidence) and pre.guards["gpu0-vram-free"] == guard
     assert render(guard.detail, "zh") == "空闲 0.4 GiB"
+
+
+def test_the_measured_settings_say_which_knobs_are_the_engines_defaults_in_each_language() -> None:
+    """The `spec.settings` phrase marks the engine's own defaults; each reader adds what the mark means (the zh
+    verdict used to read "(n-match: engine default)")."""
+    from advisor.facts.from_evidence import settings_text
+    from advisor.text.settings import settings_phrase
+
+    argv = ["--spec-type", "ngram-mod", "--spec-ngram-mod-n-max", "16", "--spec-ngram-mod-n-min", "16"]
+    params = {"--spec-ngram-mod-n-max": "16", "--spec-ngram-mod-n-min": "16", "--spec-ngram-mod-n-match": "24"}
+    phrase = settings_text(argv, params)
+    assert phrase == "ngram-mod: n-max 16, n-min 16, n-match 24†"
+    assert settings_phrase(phrase, "en").endswith("(† the engine's own default)")
+    zh = settings_phrase(phrase, "zh")
+    assert zh.endswith("（† 为引擎自身的默认值）") and not english_words(zh.replace(phrase, ""))
+    assert settings_phrase("ngram-mod: n-max 16", "zh") == "ngram-mod: n-max 16"  # nothing marked, no legend
