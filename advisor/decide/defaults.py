@@ -12,11 +12,11 @@ Light on imports: `decide --facts` and the headline (advisor/report/headline.py)
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from advisor.decide.invariants import BREAK_EVEN
+from advisor.numbers import finite
 from advisor.text import percent
 from advisor.text.message import Message, msg
 
@@ -47,13 +47,6 @@ class DefaultsInstead:
                    ratio=self.ratio, low=self.ratio_low, high=self.ratio_high, level=level)
 
 
-def _num(facts: Mapping[str, object], name: str) -> float | None:
-    value = facts.get(name)
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
 def _text(facts: Mapping[str, object], name: str) -> str:
     value = facts.get(name)
     return value.strip() if isinstance(value, str) else ""
@@ -67,8 +60,8 @@ def defaults_instead(facts: Mapping[str, object], level: float | None = None) ->
     if (_text(facts, "engine.kind") or "llama.cpp") != "llama.cpp":
         return None
     chosen, default = _text(facts, "spec.argv"), _text(facts, "ab.vs_default_argv")
-    ratio = _num(facts, "ab.vs_default_speedup")
-    low, high = _num(facts, "ab.vs_default_ci_low"), _num(facts, "ab.vs_default_ci_high")
+    ratio = finite(facts.get("ab.vs_default_speedup"))
+    low, high = finite(facts.get("ab.vs_default_ci_low")), finite(facts.get("ab.vs_default_ci_high"))
     if not chosen or not default or chosen == default or ratio is None or low is None or high is None:
         return None
     if not 0.0 < low <= high < BREAK_EVEN or ratio <= 0.0:
@@ -78,9 +71,9 @@ def defaults_instead(facts: Mapping[str, object], level: float | None = None) ->
     # (the defaults' ÷ the choice's), on the same prompts but in pairs of their own; their ratio is the defaults
     # against off. Its range pairs the two intervals' opposite ends, so it covers the chained ratio whenever both
     # intervals cover theirs: at least 1 − 2 × (1 − level) of the time (Bonferroni; ≥ 90% for two 95% intervals).
-    ab, ab_low, ab_high = _num(facts, "ab.speedup"), _num(facts, "ab.ci_low"), _num(facts, "ab.ci_high")
+    ab, ab_low, ab_high = (finite(facts.get(k)) for k in ("ab.speedup", "ab.ci_low", "ab.ci_high"))
     speedup = ab / ratio if ab is not None else None
     bounds = (ab_low / high, ab_high / low) if ab_low is not None and ab_high is not None else (None, None)
     return DefaultsInstead(chosen_argv=chosen, default_argv=default, ratio=ratio, ratio_low=low, ratio_high=high,
                            speedup=speedup, low=bounds[0], high=bounds[1],
-                           level=_num(facts, "ab.ci_level") or level)
+                           level=finite(facts.get("ab.ci_level")) or level)

@@ -19,6 +19,7 @@ from advisor.decide.defaults import DefaultsInstead
 from advisor.decide.evaluate import Check, Outcome
 from advisor.decide.rules import VerdictName
 from advisor.decide.verdict import TEXT_KEYS, Verdict, verdict_to_json
+from advisor.numbers import finite
 from advisor.perf.interval import Claim, PredictiveInterval, Unknown
 from advisor.recommend.types import Recommendation
 
@@ -34,12 +35,6 @@ def saved_facts(data: object) -> dict[str, object]:
     """The facts a saved verdict carries (empty when it has none)."""
     facts = data.get("facts") if isinstance(data, Mapping) else None
     return {str(k): v for k, v in facts.items()} if isinstance(facts, Mapping) else {}
-
-
-def _num(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
 
 
 def _strings(value: object) -> tuple[str, ...]:
@@ -88,7 +83,7 @@ def _blocking(item: Mapping[str, object]) -> Blocking:
 
 
 def _interval(data: Mapping[str, object], predicted: float | None) -> PredictiveInterval | None:
-    low, high, level = (_num(data.get(k)) for k in ("predicted_speedup_low", "predicted_speedup_high",
+    low, high, level = (finite(data.get(k)) for k in ("predicted_speedup_low", "predicted_speedup_high",
                                                     "prediction_level"))
     claim = data.get("prediction_claim")
     if predicted is None or low is None or high is None or level is None or claim not in get_args(Claim):
@@ -106,12 +101,12 @@ def _defaults_instead(value: object) -> DefaultsInstead | None:
     if not isinstance(value, Mapping):
         return None
     chosen, default = value.get("chosen_argv"), value.get("default_argv")
-    ratio, low, high = (_num(value.get(k)) for k in ("ratio", "ratio_low", "ratio_high"))
+    ratio, low, high = (finite(value.get(k)) for k in ("ratio", "ratio_low", "ratio_high"))
     if not isinstance(chosen, str) or not isinstance(default, str) or ratio is None or low is None or high is None:
         return None
     return DefaultsInstead(chosen_argv=chosen, default_argv=default, ratio=ratio, ratio_low=low, ratio_high=high,
-                           speedup=_num(value.get("speedup")), low=_num(value.get("low")),
-                           high=_num(value.get("high")), level=_num(value.get("level")))
+                           speedup=finite(value.get("speedup")), low=finite(value.get("low")),
+                           high=finite(value.get("high")), level=finite(value.get("level")))
 
 
 def verdict_from_json(data: object) -> Verdict:
@@ -127,7 +122,7 @@ def verdict_from_json(data: object) -> Verdict:
         warnings += (f"unrecognised verdict {raw!r}; shown as INCONCLUSIVE",)
     decided_by = obj.get("decided_by")
     rule_id, _, branch_id = decided_by.partition("/") if isinstance(decided_by, str) else ("", "", "")
-    predicted = _num(obj.get("predicted_speedup"))
+    predicted = finite(obj.get("predicted_speedup"))
     trace = obj.get("trace")
     blocking = obj.get("blocking")
     measured_with = obj.get("measured_with")

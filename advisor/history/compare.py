@@ -16,12 +16,12 @@ throttled, a busy machine) is flagged first, as a `caveat`; a move against such 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from advisor.history.records import RunRecord
+from advisor.numbers import finite
 from advisor.text import text
 
 DifferenceKind = Literal["caveat", "regression", "improvement", "change"]
@@ -51,12 +51,6 @@ class Difference:
     before: object
     after: object
     message: str
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 def run_facts(record: RunRecord) -> dict[str, object]:
@@ -126,7 +120,7 @@ def compare_runs(before: RunRecord, after: RunRecord, lang: str = "en") -> list[
 
 
 def _acceptance(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
-    old, new = _number(a.get("acceptance.rate")), _number(b.get("acceptance.rate"))
+    old, new = finite(a.get("acceptance.rate")), finite(b.get("acceptance.rate"))
     if old is None or new is None or abs(new - old) <= ACCEPTANCE_DROP_ABS:
         return []
     kind: DifferenceKind = "regression" if new < old else "improvement"
@@ -136,10 +130,10 @@ def _acceptance(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> 
 
 
 def _speedup(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
-    old, new = _number(a.get("ab.speedup")), _number(b.get("ab.speedup"))
+    old, new = finite(a.get("ab.speedup")), finite(b.get("ab.speedup"))
     if old is None or new is None:
         return []
-    low, high = _number(a.get("ab.ci_low")), _number(a.get("ab.ci_high"))
+    low, high = finite(a.get("ab.ci_low")), finite(a.get("ab.ci_high"))
     if low is None or high is None:
         low, high = old * (1 - SPEEDUP_DROP_REL_NO_CI), old * (1 + SPEEDUP_DROP_REL_NO_CI)
     if new < low:
@@ -152,7 +146,7 @@ def _speedup(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> lis
 
 
 def _decode(a: Mapping[str, object], b: Mapping[str, object], lang: str) -> list[Difference]:
-    old, new = _number(a.get("baseline.decode_tok_s")), _number(b.get("baseline.decode_tok_s"))
+    old, new = finite(a.get("baseline.decode_tok_s")), finite(b.get("baseline.decode_tok_s"))
     if old is None or new is None or old <= 0:
         return []
     change = (new - old) / old

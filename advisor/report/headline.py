@@ -7,21 +7,14 @@ uses it."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from advisor.numbers import finite
 from advisor.report.tree import Headline
 
 if TYPE_CHECKING:  # light on imports: the verdict module is the caller's
     from advisor.decide.verdict import Verdict
-
-
-def finite(value: object) -> float | None:
-    """A finite float, or None for anything else (bools, strings, NaN, missing)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
 
 
 def headline(verdict: Verdict | None, facts: Mapping[str, object]) -> Headline:

@@ -15,7 +15,7 @@ from advisor.core.policy import default_policy
 from advisor.evidence.kinds import StepEvidence
 from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, BatchEvidence, VerifyEvidence
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
-from advisor.report.headline import finite
+from advisor.numbers import finite
 from advisor.report.tree import Band, BarChart, Chart, LineChart, Point, RefLine, Series
 from advisor.stats import mean_t_interval
 

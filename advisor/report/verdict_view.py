@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from advisor.decide.evaluate import Check
 from advisor.decide.verdict import TextKey, Verdict
+from advisor.numbers import finite
 from advisor.recommend.types import Recommendation
-from advisor.report.headline import finite
 from advisor.report.tree import Flag, ReportVerdict, TraceRow
 
 

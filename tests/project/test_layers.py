@@ -18,7 +18,7 @@ from tests.project.test_boundaries import _cycles, _files, _imports, _module_nam
 ADVISOR = REPO / "advisor"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (  # bottom first
-    ("foundations", ("__init__", "atomic", "config", "errors", "lang", "methods", "paths", "redact", "stats",
+    ("foundations", ("__init__", "atomic", "config", "errors", "lang", "methods", "numbers", "paths", "redact", "stats",
                      "termsafe", "userfile")),
     ("shared", ("core", "text", "workloads", "owned")),
     ("records", ("ab", "evidence", "events", "jsonout")),
