@@ -2,9 +2,9 @@
 
 The plan: how many units (prompts × repeats, canary repeats, verify rounds, concurrency levels, A/B pairs) each
 step will measure, known once the workload is drawn and the engines are up (`planned_units`, sent as a
-`RunPlanned` event), with the requests each unit sends (`unit_weights`: a sweep level of 24 requests is not one
-prompt's time). The pace: seconds per request as measured so far — the running step's own once it has finished
-a unit, and the request steps' so far for the steps still to come. So the estimate is honest:
+`RunPlanned` event), with the requests and prompt tokens each unit sends (`planned_work`: a sweep level of 24
+requests is not one prompt's time). The pace: seconds per request and per prompt token fitted on the units
+measured so far (`fit_pace`), the running step scaled by how its own units ran. So the estimate is honest:
 - nothing is shown before the first unit has finished (there is no rate yet), nor while a step runs whose
   units are not planned; the tuner's probes are planned from the budget and the binary (steps/tune_plan.py);
 - a step that ends early (the A/B stops as soon as the answer is clear) takes its unused units with it, so
@@ -39,13 +39,12 @@ def _ab_pairs(config: CheckConfig, plan: WorkloadPlan) -> tuple[int, int]:
 
 
 def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None) -> dict[str, int]:
-    """Units per chosen step, counted as the steps report them in `Progress`: a baseline unit is one request, a
-    verify unit one round over every draft length, the tuner's what `tune` planned (none when not given)."""
-    budget = config.budget
-    units = {"baseline": len(plan.baseline) * budget.baseline_repeats,
-             "acceptance": len(plan.acceptance) + budget.canary_repeats + min(budget.canary_reruns,
-                                                                                len(plan.acceptance)),
-             "verify": budget.verify_repeats, "batch": len(budget.batch_levels), "ab": sum(_ab_pairs(config, plan))}
+    """Units per chosen step, counted as the steps report them in `Progress`: the request steps' as `planned_work`
+    lists them, a verify unit one round over every draft length, the tuner's what `tune` planned (none when not
+    given)."""
+    work = planned_work(config, plan, tune)
+    units = {step: len(work.get(step, ())) for step in ("baseline", "acceptance", "batch", "ab")}
+    units["verify"] = config.budget.verify_repeats
     if tune is not None:
         units["tune"] = tune.units
     return {step: units[step] for step in config.steps if step in units}

@@ -110,7 +110,7 @@ class TuneStep:
                        plain: PlainStep, k_max: int) -> Generator[Event, None, MethodProbe]:
         draft_ratio = 0.0
         if methods.family(method) != "ngram" and ctx.config.draft_model is not None:
-            prompts = probe_prompts(ctx, 1)[:int(DRAFT_SPEED_PROMPTS)]
+            prompts = probe_prompts(ctx, 1)[:DRAFT_SPEED_PROMPTS]
             draft_ms = draft_ms_per_token(ctx, ctx.config.draft_model, prompts)
             draft_ratio = draft_ms / plain.ms_per_token if draft_ms else 0.0
             yield Progress.unit(self.id, 1, 1, "tune_draft_speed")

@@ -18,16 +18,20 @@ from advisor.steps.plan import WorkloadPlan
 from advisor.tune.variants import variants
 from probes.engines.llamacpp.binary import FlagDialect
 
-DRAFT_SPEED_PROMPTS = 2.0  # prompts the draft model's own speed is timed on (advisor/steps/tune.py)
+DRAFT_SPEED_PROMPTS = 2  # prompts the draft model's own speed is timed on (advisor/steps/tune.py)
 
 
 @dataclass(frozen=True, slots=True)
 class TunePlan:
     """Units (as the step reports them in Progress) and model loads of one tuner run."""
 
-    units: int
     loads: int
     weights: tuple[float, ...] = ()  # requests each unit sends, in the order the step finishes them
+
+    @property
+    def units(self) -> int:
+        """Units the step reports in Progress: one per weight."""
+        return len(self.weights)
 
 
 def probe_prompt_count(plan: WorkloadPlan, per_category: int) -> int:
@@ -39,7 +43,7 @@ def plan_tune(config: CheckConfig, plan: WorkloadPlan, dialect: FlagDialect | No
               k_max: int | None) -> TunePlan:
     """The tuner's work on these arms. Attached servers cannot be restarted, so the tuner only computes there."""
     if not config.tuning or not managed:
-        return TunePlan(0, 0)
+        return TunePlan(loads=0)
     budget = config.budget
     primary = "draft-simple" if config.draft_model is not None else config.spec_type
     listed = dialect.spec_types if dialect is not None else ()
@@ -52,7 +56,6 @@ def plan_tune(config: CheckConfig, plan: WorkloadPlan, dialect: FlagDialect | No
     probes = len(others) + len(knobs)
     # The draft model's speed decodes two prompts; a probe unit is one prompt; a surface point decodes its
     # prompts in one unit; the choice is a restart only (its load is counted apart).
-    weights = ((DRAFT_SPEED_PROMPTS,) * draft_speed + (1.0,) * (probes * per_probe)
+    weights = ((float(DRAFT_SPEED_PROMPTS),) * draft_speed + (1.0,) * (probes * per_probe)
                + (float(budget.surface_requests),) * len(points) + (0.0,))
-    return TunePlan(units=draft_speed + probes * per_probe + len(points) + 1, loads=probes + len(points) + 1,
-                    weights=weights)
+    return TunePlan(loads=probes + len(points) + 1, weights=weights)

@@ -85,7 +85,8 @@ def test_the_steps_own_count_replaces_the_plan() -> None:
 
 def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
     config = CheckConfig(quick=True, steps=("baseline", "acceptance", "verify", "ab"))
-    plan = SimpleNamespace(baseline=[1] * 6, acceptance=[1] * 12, ab=[1] * 20)
+    prompt = SimpleNamespace(text="a prompt of some length")
+    plan = SimpleNamespace(baseline=[prompt] * 6, acceptance=[prompt] * 12, ab=[prompt] * 20, canary=prompt)
     units = planned_units(config, plan)  # type: ignore[arg-type]
     budget = config.budget
     assert units == {"baseline": 6 * budget.baseline_repeats,
@@ -184,9 +185,9 @@ def test_plan_tune_counts_probes_points_and_the_choice() -> None:
     tuned = plan_tune(quick, plan, dialect, managed=True, k_max=16)  # type: ignore[arg-type]
     synth = 1 if dialect.has_spec_synth else 0
     assert (tuned.units, tuned.loads) == (synth + 1, synth + 1)  # the surface point (where listed), the choice
-    assert plan_tune(quick, plan, dialect, managed=False, k_max=16) == TunePlan(0, 0)  # type: ignore[arg-type]
+    assert plan_tune(quick, plan, dialect, managed=False, k_max=16) == TunePlan(loads=0)  # type: ignore[arg-type]
     assert plan_tune(CheckConfig(quick=True, draft_max=4), plan, dialect, managed=True,  # type: ignore[arg-type]
-                     k_max=4) == TunePlan(0, 0)  # a fixed draft length: no tuner
+                     k_max=4) == TunePlan(loads=0)  # a fixed draft length: no tuner
     assert probe_prompt_count(plan, 1) == 3 and probe_prompt_count(plan, 3) == 4  # type: ignore[arg-type]
 
 
