@@ -56,7 +56,8 @@ class Replayer:
     def __init__(self, ctx: StepContext, phase: str) -> None:
         self.ctx, self.phase = ctx, phase
         self.checks: list[DivergenceCheck] = []
-        self.available: bool | None = None
+        self.available: bool | None = None  # None until the first replay asks the OFF arm
+        self.adapter: ProbsAdapter | None = None
         self.note: Message | None = None
 
     def replay_new(self, replies: Sequence[Replies]) -> None:
@@ -76,12 +77,13 @@ class Replayer:
             arm = ctx.use("off", self.phase)
             adapter = arm.adapter if arm is not None else None
             self.available = isinstance(adapter, ProbsAdapter)
-            if not self.available:
+            if isinstance(adapter, ProbsAdapter):
+                self.adapter = adapter
+            else:
                 self.note = msg("warn.no_probs", kind=str(getattr(adapter, "kind", "this engine")))
-        off = ctx.arms.off
-        adapter = off.adapter if off is not None else None
-        if not self.available or not isinstance(adapter, ProbsAdapter):
-            why = render(self.note, "en") if self.note is not None else "no OFF server to replay on"
+        adapter = self.adapter
+        if adapter is None:
+            why = render(self.note, "en") if self.note is not None else ""
             self.checks.extend(unchecked(r.prompt.id, why) for r in replies)
             return
         gap = ctx.policy.ab.near_tie_max_gap
@@ -97,11 +99,6 @@ class Replayer:
                 self.checks.append(unchecked(r.prompt.id, f"the replay failed: {exc}"))
                 continue
             self.checks.append(classify(r.prompt.id, r.off_text, r.on_text, replay, gap))
-
-
-def check_divergences(ctx: StepContext, replies: Sequence[Replies], phase: str) -> MarginCheck:
-    """Replay and classify each divergent pair on the OFF arm (swapped in when single-resident)."""
-    return Replayer(ctx, phase).finish(replies)
 
 
 def with_kinds(pairs: Sequence[PairResult], checks: Sequence[DivergenceCheck]) -> list[PairResult]:
