@@ -12,7 +12,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
 from advisor.ab.categories import MIN_PAIRS_FOR_INTERVAL
-from advisor.report.strings import fmt_speedup, mix_line, row_name, text
+from advisor.report.strings import acceptance_cell, acceptance_note, fmt_speedup, mix_line, row_name, text
 from advisor.report.tree import ByTask
 from ui import theme
 from ui.strings import language
@@ -61,7 +61,8 @@ class TaskTable(QWidget):
         few = [r for r in every if r.label == "too-few"]
         self.setVisible(measured)
         self.title.setText(text(lang, "section.by_task"))
-        self.hint.setText(text(lang, "by_task.hint"))
+        note = acceptance_note(self._task, lang)  # which requests the acceptance column counts
+        self.hint.setText(" ".join(part for part in (note, text(lang, "by_task.hint")) if part))
         self.mix.setText(mix_line(self._task, lang) if measured else "")
         kinds = text(lang, "by_task.list_sep").join(
             text(lang, "by_task.too_few_kind", name=row_name(r, lang), pairs=r.n_pairs) for r in few)
@@ -69,12 +70,13 @@ class TaskTable(QWidget):
         self.too_few.setVisible(bool(few))
         self.table.setVisible(bool(rows))
         self.table.setHorizontalHeaderLabels([text(lang, f"by_task.{c}") for c in _COLUMNS])
+        if (header := self.table.horizontalHeaderItem(_COLUMNS.index("acceptance"))) is not None:
+            header.setToolTip(note)
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             ci = f"{fmt_speedup(r.ci_low)} – {fmt_speedup(r.ci_high)}" if r.ci_low is not None else "—"
-            rate = f"{r.acceptance_rate:.0%}" if r.acceptance_rate is not None else "—"
             cells = (row_name(r, lang), str(r.n_pairs), fmt_speedup(r.speedup), ci, text(lang, f"by_task.{r.label}"),
-                     rate)
+                     acceptance_cell(r, lang))
             for j, value in enumerate(cells):
                 item = QTableWidgetItem(value)
                 if j == 4 and r.label in _LABEL_COLOUR:

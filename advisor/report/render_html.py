@@ -21,6 +21,8 @@ from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.render_json import script_safe_json
 from advisor.report.results import localized
 from advisor.report.strings import (
+    acceptance_cell,
+    acceptance_note,
     concurrency_line,
     fmt_speedup,
     fmt_value,
@@ -140,14 +142,14 @@ def _by_task(report: Report, lang: str) -> str:
     body = []
     for r in rows:
         ci = f"{fmt_speedup(r.ci_low)} – {fmt_speedup(r.ci_high)}" if r.ci_low is not None else "—"
-        rate = f"{r.acceptance_rate:.0%}" if r.acceptance_rate is not None else "—"
+        rate = acceptance_cell(r, lang)
         state = {"gain": "pass", "no-gain": "fail"}.get(r.label, "unknown")
         cells = (row_name(r, lang), str(r.n_pairs), fmt_speedup(r.speedup), ci)
         body.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells)
                     + f'<td class="res {state}">{e(text(lang, "by_task." + r.label))}</td><td>{e(rate)}</td></tr>')
     return (f'<h2>{e(text(lang, "section.by_task"))}</h2><div class="card"><p>{e(mix_line(task, lang))}</p>'
             f'<table><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
-            f'<p class="muted">{e(text(lang, "by_task.hint"))}</p></div>')
+            f'<p class="muted">{e(acceptance_note(task, lang))} {e(text(lang, "by_task.hint"))}</p></div>')
 
 
 def _results(report: Report, lang: str) -> str:

@@ -14,6 +14,8 @@ from advisor.report.blocking_text import (
 from advisor.report.reconcile_text import reconciliation_sentences
 from advisor.report.results import localized
 from advisor.report.strings import (
+    acceptance_cell,
+    acceptance_note,
     category_name,
     concurrency_line,
     fmt_speedup,
@@ -164,10 +166,10 @@ def _by_task_section(report: Report, lang: str) -> list[str]:
     table = [[md_text(row_name(r, lang)), str(r.n_pairs), fmt_speedup(r.speedup),
               f"{fmt_speedup(r.ci_low)} – {fmt_speedup(r.ci_high)}" if r.ci_low is not None else "—",
               md_text(text(lang, f"by_task.{r.label}")),
-              f"{r.acceptance_rate:.0%}" if r.acceptance_rate is not None else "—"] for r in rows]
+              acceptance_cell(r, lang)] for r in rows]
     header = [text(lang, f"by_task.{k}") for k in ("category", "pairs", "speedup", "ci", "label", "acceptance")]
     return [f"### {text(lang, 'section.by_task')}", "", md_text(mix_line(task, lang)), "", *_table(header, table), "",
-            f"*{text(lang, 'by_task.hint')}*", ""]
+            f"*{md_text(acceptance_note(task, lang))} {text(lang, 'by_task.hint')}*", ""]
 
 
 def _tuner_section(report: Report, lang: str) -> list[str]:

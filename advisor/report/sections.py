@@ -8,7 +8,7 @@ from pathlib import PurePath
 
 from advisor.evidence.codec import encode
 from advisor.evidence.schema import Evidence
-from advisor.evidence.steps import Guard
+from advisor.evidence.steps import ABEvidence, Guard
 from advisor.report.headline import headline as headline  # re-exported: the report's parts live here
 from advisor.report.series import charts_for_step, num, surface_chart, tuner_curve_chart
 from advisor.report.tree import ByTask, GuardRow, Json, StepNote, StepSummary, TaskRow, TunerMethod, TunerSection
@@ -126,29 +126,57 @@ def step_summaries(evidence: Evidence | None, *, include_prompts: bool = False) 
     return tuple(out)
 
 
+def _on_acceptance(evidence: Evidence) -> dict[str, tuple[int, int]] | None:
+    """Per kind of task, (drafted, accepted) draft tokens over the A/B's spec-on requests — the settings and
+    requests the row's speedup measured; None without A/B requests, empty where the engine reports no drafts
+    per request."""
+    rec = evidence.record("ab")
+    samples = rec.evidence.samples if rec is not None and isinstance(rec.evidence, ABEvidence) else ()
+    on = [r for r in samples if r.arm == "on"]
+    if not on:
+        return None
+    if all(r.draft_tokens is None for r in on):
+        return {}  # this engine does not say per request what it drafted
+    out: dict[str, tuple[int, int]] = {}
+    for r in on:
+        # llama-server leaves draft_n out of a reply's timings when the request drafted nothing
+        # (docs/engine-facts.md §1): where others reported drafts, a missing count is 0
+        drafted, accepted = out.get(r.category, (0, 0))
+        out[r.category] = (drafted + (r.draft_tokens or 0), accepted + (r.draft_accepted or 0))
+    return out
+
+
 def by_task(evidence: Evidence | None) -> ByTask:
-    """Speedup per kind of task beside the pooled verdict, with each category's acceptance, and the mix."""
+    """Speedup per kind of task beside the pooled verdict, with each kind's acceptance, and the mix. The
+    acceptance is the A/B's spec-on requests' where there are any (the same requests and settings as the
+    speedup beside it), else the acceptance step's."""
     if evidence is None:
         return ByTask()
     ab, acc = evidence.ab, evidence.acceptance
-    cats = sorted(set(ab.per_category if ab else {}) | set(acc.per_category if acc else {}))
+    on = _on_acceptance(evidence)
+    source = "ab" if on is not None else "acceptance" if acc is not None and acc.per_category else ""
+    cats = sorted(set(ab.per_category if ab else {}) | set(on or (acc.per_category if acc else {})))
     rows = []
     for cat in cats:
         speed = ab.per_category.get(cat) if ab else None
-        rate = acc.per_category.get(cat) if acc else None
+        if on is not None:
+            drafted, accepted = on.get(cat, (None, 0))
+            rate = accepted / drafted if drafted else None
+        else:
+            step = acc.per_category.get(cat) if acc else None
+            rate, drafted = (num(step.rate), step.drafted) if step else (None, None)
         rows.append(TaskRow(category=cat, n_pairs=speed.n_pairs if speed else 0,
                             speedup=num(speed.speedup) if speed else None,
                             ci_low=num(speed.ci_low) if speed else None, ci_high=num(speed.ci_high) if speed else None,
-                            label=speed.label if speed else "too-few",
-                            acceptance_rate=num(rate.rate) if rate else None))
+                            label=speed.label if speed else "too-few", acceptance_rate=rate, drafted=drafted))
     for group, bands in (("output", ab.per_output_band if ab else {}), ("depth", ab.per_depth_band if ab else {})):
         # the shape of the work beside the kinds of task (advisor/ab/bands.py), shortest band first
         rows += [TaskRow(group=group, category=band, n_pairs=s.n_pairs, speedup=num(s.speedup), ci_low=num(s.ci_low),
                          ci_high=num(s.ci_high), label=s.label) for band, s in bands.items()]
     workload = evidence.workload
     if workload is None:
-        return ByTask(rows=tuple(rows))
-    return ByTask(rows=tuple(rows), mix_requested=dict(workload.mix_requested),
+        return ByTask(rows=tuple(rows), acceptance_source=source)
+    return ByTask(rows=tuple(rows), acceptance_source=source, mix_requested=dict(workload.mix_requested),
                   mix_realised=dict(workload.mix_realised), mix_short=tuple(workload.mix_short))
 
 

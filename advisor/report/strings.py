@@ -101,6 +101,21 @@ def mix_line(task: ByTask, lang: str) -> str:
     return line
 
 
+def acceptance_cell(row: TaskRow, lang: str) -> str:
+    """A by-task row's acceptance: a percentage, "no drafts" where its requests drafted nothing, "—" where it
+    was not measured; blank for a band (acceptance is counted per kind of task)."""
+    if (row.group or "task") != "task":
+        return ""
+    if row.acceptance_rate is not None:
+        return f"{row.acceptance_rate:.0%}"
+    return text(lang, "by_task.no_drafts") if row.drafted == 0 else "—"
+
+
+def acceptance_note(task: ByTask, lang: str) -> str:
+    """Which requests the acceptance column counts (the A/B's or the acceptance step's), or "" for none."""
+    return text(lang, f"by_task.acceptance_from.{task.acceptance_source}") if task.acceptance_source else ""
+
+
 def fmt_speedup(value: float | None) -> str:
     """1.183 → '1.18×'."""
     return "—" if value is None else f"{value:.2f}×"

@@ -178,7 +178,8 @@ class TaskRow:
     ci_low: float | None = None
     ci_high: float | None = None
     label: str = "too-few"           # gain, no-gain, unclear, too-few
-    acceptance_rate: float | None = None
+    acceptance_rate: float | None = None  # accepted ÷ drafted over this kind's requests (ByTask says which)
+    drafted: int | None = None       # draft tokens behind that rate: 0 says "no drafts", None "not measured"
     group: str | None = None         # None or "task": a kind of task; "output" / "depth": a band
 
 
@@ -187,6 +188,7 @@ class ByTask:
     """The per-task rows beside the pooled verdict, and the mix the A/B asked for and got."""
 
     rows: tuple[TaskRow, ...] = ()
+    acceptance_source: str = ""      # "ab": the A/B's spec-on requests; "acceptance": the acceptance step
     mix_requested: Mapping[str, float] = field(default_factory=dict)
     mix_realised: Mapping[str, float] = field(default_factory=dict)
     mix_short: tuple[str, ...] = ()

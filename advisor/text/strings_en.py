@@ -142,7 +142,12 @@ STRINGS: dict[str, str] = {
     "by_task.pairs": "Pairs",
     "by_task.speedup": "Speedup",
     "by_task.ci": "Interval (all kinds at once)",
-    "by_task.acceptance": "Acceptance (acceptance step)",
+    "by_task.acceptance": "Acceptance",
+    "by_task.acceptance_from.ab": ("Acceptance: the share of drafted tokens the target accepted in that kind's A/B "
+                                   "requests with speculation on, the settings the speedup beside it measured."),
+    "by_task.acceptance_from.acceptance": ("Acceptance: the share of drafted tokens the target accepted in that "
+                                           "kind's prompts in the acceptance step (no A/B requests to count)."),
+    "by_task.no_drafts": "no drafts",
     "by_task.label": "Reading",
     "by_task.gain": "faster",
     "by_task.no-gain": "no worthwhile gain",

@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QRect, QRectF
 from PySide6.QtWidgets import QGraphicsTextItem, QHeaderView, QLabel, QTableWidget, QTreeWidget, QWidget
 
+from tests.ui.conftest import FIXTURE_RUNS
 from ui.charts.base import LiveChart
 
 SLACK = 2  # px: sub-pixel rounding of scene items
@@ -178,25 +179,35 @@ def test_an_empty_chart_says_why(qtbot) -> None:  # type: ignore[no-untyped-def]
 
 
 def _header_problems(table: QTableWidget | QTreeWidget) -> list[str]:
+    """Headers cut short: a section narrower than its words and the style's margins either side, or a section
+    that runs past the table's visible width (the last column of a table wider than its place)."""
     header: QHeaderView = table.horizontalHeader() if isinstance(table, QTableWidget) else table.header()
     out = []
     model = header.model()
-    metrics = header.fontMetrics()
+    scrolls = table.horizontalScrollBar().isVisible()
     for col in range(header.count()):
         if header.isSectionHidden(col):
             continue
         words = str(model.headerData(col, header.orientation()) or "")
-        if words and header.sectionSize(col) < metrics.horizontalAdvance(words):
-            out.append(f"{type(table.parentWidget()).__name__}: header {words!r} cut "
-                       f"({header.sectionSize(col)} px < {metrics.horizontalAdvance(words)} px)")
+        name = f"{type(table.parentWidget()).__name__}: header {words!r}"
+        # the style's own size for the words: the style sheet's bold face and padding (ui/theme.py) included
+        needed = header.sectionSizeHint(col)
+        if words and header.sectionSize(col) < needed:
+            out.append(f"{name} cut ({header.sectionSize(col)} px < {needed} px)")
+        end = header.sectionViewportPosition(col) + header.sectionSize(col)
+        if words and not scrolls and end > header.viewport().width() + SLACK:
+            out.append(f"{name} runs past the table ({end} px > {header.viewport().width()} px)")
     return out
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_verdict_view_tables_show_whole_headers(window, qtbot, saved_run: Path, lang: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("run", ["demo-quick", "demo-quick-ab"])
+def test_the_verdict_view_tables_show_whole_headers(window, qtbot, lang: str, run: str) -> None:  # type: ignore[no-untyped-def]
+    """On the saved demo run and on a quick check whose A/B ran its 20 pairs (tests/fixtures/runs/demo-quick-ab:
+    kinds with and without drafts, bands beside them)."""
     window.set_language(lang)
     window.show()
-    assert window.open_path(str(saved_run))
+    assert window.open_path(str(FIXTURE_RUNS / run))
     window.show_view("verdict")
     view = window.verdict_view
     view.results.per_category.setChecked(True)
@@ -207,6 +218,21 @@ def test_the_verdict_view_tables_show_whole_headers(window, qtbot, saved_run: Pa
     assert not problems, "\n".join(problems)
 
 
+def test_the_per_kind_acceptance_is_the_ab_requests(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A quick check's per-kind table: each kind's acceptance counts its A/B requests with speculation on (a kind
+    whose requests drafted nothing says so, not "—"), a band row has none of its own, and the line under the
+    table says which requests the column counts."""
+    from ui.run_folder import load_run
+
+    run = FIXTURE_RUNS / "demo-quick-ab"
+    assert window.open_path(str(run))
+    tasks = window.verdict_view.tasks
+    cells = {tasks.table.item(i, 0).text(): tasks.table.item(i, 5).text() for i in range(tasks.table.rowCount())}
+    samples = load_run(run).evidence.ab.samples  # type: ignore[union-attr]
+    chat = [s for s in samples if s.arm == "on" and s.category == "chat"]
+    assert chat and all(not s.draft_tokens for s in chat) and cells["chat and explanation"] == "no drafts"
+    assert cells["reply of 0–255 tokens"] == ""
+    assert "A/B requests with speculation on" in tasks.hint.text()
 def test_kinds_with_too_few_pairs_fold_into_one_line(qtbot) -> None:  # type: ignore[no-untyped-def]
     from advisor.ab.categories import MIN_PAIRS_FOR_INTERVAL
     from advisor.report.tree import ByTask, TaskRow
