@@ -138,8 +138,10 @@ STRINGS: dict[str, str] = {
     "by_task.speedup": "加速比",
     "by_task.ci": "区间（各类同时）",
     "by_task.acceptance": "接受率",
-    "by_task.acceptance_from.ab": "接受率：该类任务在 A/B 中开启推测的请求里，目标模型接受的草稿词元占比，即旁边加速比所测的设置。",
-    "by_task.acceptance_from.acceptance": "接受率：接受率步骤中该类任务的提示里，目标模型接受的草稿词元占比（没有 A/B 请求可计）。",
+    "by_task.acceptance_from.ab": ("接受率：该类任务在 A/B 中开启推测的请求里，目标模型接受的草稿词元占比，"
+                                   "即旁边加速比所测的设置。"),
+    "by_task.acceptance_from.acceptance": ("接受率：接受率步骤中该类任务的提示里，目标模型接受的草稿词元占比"
+                                           "（没有 A/B 请求可计）。"),
     "by_task.no_drafts": "没有草稿",
     "by_task.label": "解读",
     "by_task.gain": "更快",
