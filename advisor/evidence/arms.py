@@ -64,6 +64,21 @@ class EngineThreads:
 
 
 @dataclass(frozen=True, slots=True)
+class ModelFlags:
+    """Options the managed servers got because of the model file (advisor/arms/model_flags.py), and why."""
+
+    args: tuple[str, ...] = ()
+    template: str | None = None        # the built-in template given by name
+    no_template: bool = False          # the file has no chat template (given one by name or not)
+    swa_full: bool = False             # --swa-full added for a sliding-window model
+
+    @property
+    def said(self) -> bool:
+        """Is there anything to tell the user before the check measures?"""
+        return self.no_template or self.swa_full
+
+
+@dataclass(frozen=True, slots=True)
 class ArmsPlan:
     """How the arms run and why: the mode chosen, what the user asked for, and the budget behind it."""
 
@@ -77,6 +92,7 @@ class ArmsPlan:
     devices: tuple[DeviceBudget, ...] = ()
     shared_weights: bool = False              # CPU + mmap: two servers share one copy of the weights
     threads: EngineThreads | None = None      # None: the user chose them (--threads, -t), or an attached engine
+    model_flags: ModelFlags | None = None     # None: nothing added (or an attached engine)
 
 
 @dataclass(frozen=True, slots=True)

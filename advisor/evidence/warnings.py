@@ -27,6 +27,7 @@ class WarningCode(StrEnum):
     GUARD_SPEC_ON = "guard-spec-on"
     GUARD_DRAFT_VRAM = "guard-draft-vram"
     ENGINE_THREADS = "engine-threads"  # fewer engine threads: other work held cores at the start (arms/threads.py)
+    MODEL_FLAGS = "model-flags"  # options the model file needed: a chat template, --swa-full (arms/model_flags.py)
     DRAFT_ON_CPU = "draft-on-cpu"  # no GPU, no room next to the target, or -ngld 0 (advisor/arms/draft.py)
     # baseline
     NO_DATA = "no-data"

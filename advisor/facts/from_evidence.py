@@ -147,8 +147,10 @@ def _config(ev: Evidence, out: Facts) -> None:
     _put(out, "spec.draft_model", cfg.draft_model)
     _put(out, "spec.draft_max", cfg.draft_max)
     _put(out, "workload.concurrency", cfg.concurrency_expected)
-    if cfg.server_args:
-        out["spec.server_args"] = shlex.join(cfg.server_args)
+    # the options the model file needed (advisor/arms/model_flags.py) ran on both arms, as the user's own did
+    added = ev.arms.model_flags.args if ev.arms is not None and ev.arms.model_flags is not None else ()
+    if added or cfg.server_args:
+        out["spec.server_args"] = shlex.join((*added, *cfg.server_args))
     _put(out, "workload.repeated_prompts", cfg.repeated_prompts)
 
 

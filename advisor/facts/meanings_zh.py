@@ -36,8 +36,8 @@ MEANINGS_ZH: dict[str, str] = {
     "spec.draft_p_min": "继续起草所需的最低草稿概率",
     "spec.ngram_mod_n_match": "ngram-mod 的查找长度（--spec-ngram-mod-n-match）；不设则保留引擎的值",
     "spec.argv": "实测的开启组所用的推测参数，已按 shell 规则加引号（即推荐的参数）",
-    "spec.server_args": ("用户在两组上都使用的 llama-server 选项（check … --）"
-                          "，已按 shell 规则加引号；推荐命令会保留它们"),
+    "spec.server_args": ("两组在检查自身选项之外都使用的 llama-server 选项：模型文件所需的（聊天模板、--swa-full）"
+                          "和用户自己的（check … --），已按 shell 规则加引号；推荐命令会保留它们"),
     "spec.settings": "起草器实测时的各项设置，用文字说明（哪些是引擎默认值）",
     "workload.concurrency": "用户预计的同时请求数（家用：1）",
     "workload.repeated_prompts": "所测的工作负载重复了提示词",

@@ -87,8 +87,9 @@ _SPECS: tuple[FactSpec, ...] = (
        "keeps the engine's", "step tune"),
     _s("spec.argv", "str", "", "the measured ON arm's speculative flags, shell-quoted (what is recommended)",
        "managed ON arm"),
-    _s("spec.server_args", "str", "", "the user's own llama-server options on both arms (check … --), "
-       "shell-quoted; the recommended command keeps them", "config"),
+    _s("spec.server_args", "str", "", "the llama-server options both arms ran with beyond the check's own: the "
+       "ones the model file needed (a chat template, --swa-full) and the user's (check … --), shell-quoted; the "
+       "recommended command keeps them", "config"),
     _s("spec.settings", "str", "", "the drafter's knobs as measured, in words (which are the engine's defaults)",
        "managed ON arm"),
     _s("workload.concurrency", "int", "requests", "simultaneous requests the user expects (home: 1)",

@@ -15,6 +15,7 @@ from pathlib import Path
 from advisor.arms.arms import Arm, ArmName, Arms
 from advisor.arms.budget import plan_arms
 from advisor.arms.draft import check_tokenizers, draft_need, plan_draft
+from advisor.arms.model_flags import model_flags
 from advisor.arms.modelfile import require_gguf
 from advisor.arms.server import ManagedServer, ServerConfig
 from advisor.arms.threads import asked_threads, choose_threads
@@ -92,7 +93,8 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
     A draft model is checked against the target's tokenizer before any server starts, and placed (advisor/arms/
     draft.py) in the VRAM the target leaves free: measured beside the running OFF server when side by side,
     from the budget when single-resident. Unless the user chose the threads, the servers get one fewer per core
-    that other work holds when they start (advisor/arms/threads.py)."""
+    that other work holds when they start (advisor/arms/threads.py); a model file without a chat template or
+    with sliding-window attention gets the options it needs (advisor/arms/model_flags.py)."""
     binary = find_llama_server(config.llama_server)
     if isinstance(binary, Unavailable):
         raise UserError(f"no llama-server found ({binary})",
@@ -119,13 +121,16 @@ def start_managed(config: CheckConfig, log_dir: Path, *, margin_gib: float | Non
         busy = (busy_probe or busy_cores)()
         choice = choose_threads(host.cores_physical, busy, default_policy().arms.busy_core_share)
         plan, threads = replace(plan, threads=choice), choice.threads
+    dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
+    needed = model_flags(info, config.server_args, frozenset(dialect.flags) if dialect is not None else None)
+    if needed.said:
+        plan = replace(plan, model_flags=needed)
     common = {"model": model, "ctx_size": MANAGED_SLOTS * MANAGED_CTX_PER_SLOT, "parallel": MANAGED_SLOTS,
-              "threads": threads, "extra_args": config.server_args}
+              "threads": threads, "extra_args": (*needed.args, *config.server_args)}
     off_cfg = ServerConfig(label="off", **common)  # type: ignore[arg-type]
     on_cfg = ServerConfig(label="on", spec_type=config.spec_type, draft_model=config.draft_model,
                           draft_max=config.draft_cap, **common)  # type: ignore[arg-type]
     arms = Arms(off=None, on=None, binary=binary, model_path=model, model_info=info, mode=plan.mode, plan=plan)
-    dialect = binary.dialect if isinstance(binary.dialect, FlagDialect) else None
     try:
         if plan.mode == "single":
             if config.draft_model is not None:

@@ -13,9 +13,10 @@ import time
 from collections.abc import Iterator
 
 from advisor.arms.arms import ArmName
+from advisor.arms.model_flags import SWA_FULL
 from advisor.core.policy import PreflightPolicy
 from advisor.events import Event, QualityWarning, StepDone
-from advisor.evidence.arms import EngineThreads
+from advisor.evidence.arms import EngineThreads, ModelFlags
 from advisor.evidence.schema import Environment
 from advisor.evidence.steps import Guard, PreflightEvidence, arms_mismatch
 from advisor.evidence.warnings import WarningCode
@@ -63,6 +64,8 @@ class PreflightStep:
         plan = ctx.arms.plan
         if plan is not None and plan.threads is not None and plan.threads.reduced:
             warnings.append(warn(self.id, WarningCode.ENGINE_THREADS, threads_message(plan.threads)))
+        if plan is not None and plan.model_flags is not None:
+            warnings += [warn(self.id, WarningCode.MODEL_FLAGS, m) for m in model_flag_messages(ctx, plan.model_flags)]
         draft = ctx.environment.draft
         if draft is not None and draft.cpu_reason is not None:
             warnings.append(warn(self.id, WarningCode.DRAFT_ON_CPU, msg(f"warning.draft-on-cpu.{draft.cpu_reason}")))
@@ -76,6 +79,20 @@ def threads_message(threads: EngineThreads) -> Message:
     # `reduced` means a thread count was chosen from measured busy cores: the Nones below cannot occur then
     return msg("warn.engine_threads", busy=threads.busy_cores or 0.0, cores=threads.cores or 0,
                threads=threads.threads or 0)
+
+
+def model_flag_messages(ctx: StepContext, flags: ModelFlags) -> list[Message]:
+    """What the servers got for the model file, one warning each (advisor/arms/model_flags.py)."""
+    info = ctx.arms.model_info
+    out = []
+    if flags.template is not None:
+        template_args = [a for a in flags.args if a != SWA_FULL]
+        out.append(msg("warn.model_template", arch=info.architecture if info else "", args=" ".join(template_args)))
+    elif flags.no_template:
+        out.append(msg("warn.model_no_template"))
+    if flags.swa_full:
+        out.append(msg("warn.model_swa_full", window=(info.sliding_window if info else None) or 0))
+    return out
 
 
 def load_guard(policy: PreflightPolicy) -> Guard:

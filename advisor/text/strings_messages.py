@@ -18,6 +18,17 @@ EN: dict[str, str] = {
         "other work used {busy:.1f} of {cores} cores when the servers started, so they run with {threads} thread(s) "
         "(-t {threads}): a llama.cpp thread that shares a core with other work holds every other thread back; pass "
         "--threads N to choose"),
+    "warn.model_template": (
+        "the model file has no chat template, so llama-server would format every prompt as ChatML, which {arch} "
+        "models were not trained on (their replies repeat the markers and loop): the servers ran with "
+        "`{args}`; run yours the same way"),
+    "warn.model_no_template": (
+        "the model file has no chat template, so llama-server formats every prompt as ChatML; if this model uses "
+        "another, give it after --, e.g. `-- --no-jinja --chat-template NAME` (llama-server --help lists the names)"),
+    "warn.model_swa_full": (
+        "the model uses sliding-window attention ({window} tokens): without --swa-full llama-server re-processes "
+        "the whole prompt instead of reusing a cached prefix, so the servers ran with --swa-full (more KV-cache "
+        "memory, the same compute), and the recommended command keeps it"),
     "warn.noisy_repeats": "decode speed of the same prompt varied by {cv:.0f}% between repeats",
     "warn.no_data": "no request produced a decode time",
     "warn.no_roofline": "bytes per token or peak bandwidth unknown: no MBU",
@@ -141,6 +152,16 @@ ZH: dict[str, str] = {
         "服务器启动时其他工作占用了 {cores} 个核心中的 {busy:.1f} 个，"
         "所以服务器只用 {threads} 个线程运行（-t {threads}）："
         "与其他工作共用一个核心的 llama.cpp 线程会拖慢其余所有线程；可用 --threads N 自行指定"),
+    "warn.model_template": (
+        "模型文件没有聊天模板，llama-server 会把每个提示词按 ChatML 格式化，而 {arch} 模型没有用它训练过"
+        "（回复会重复这些标记并陷入循环）：服务器已用 `{args}` 运行；您自己的服务器也请这样运行"),
+    "warn.model_no_template": (
+        "模型文件没有聊天模板，llama-server 会把每个提示词按 ChatML 格式化；如果该模型使用别的模板，请在 -- 之后指定，"
+        "例如 `-- --no-jinja --chat-template NAME`（llama-server --help 列出了可用的名称）"),
+    "warn.model_swa_full": (
+        "该模型使用滑动窗口注意力（{window} 个词元）：不加 --swa-full 时 llama-server 不会复用已缓存的前缀，"
+        "而是重新处理整个提示词，所以服务器已用 --swa-full 运行（KV 缓存占用更多内存，计算量不变），"
+        "推荐的命令也保留了它"),
     "warn.noisy_repeats": "同一提示词重复运行之间的解码速度波动了 {cv:.0f}%",
     "warn.no_data": "没有任何请求给出解码时间",
     "warn.no_roofline": "每个 token 的字节数或峰值带宽未知：无法计算 MBU",

@@ -101,4 +101,6 @@ def analyse_gguf(path: Path, header: GgufHeader) -> ModelInfo:
         bytes_per_token=round(active_b),
         kv_bytes_per_token=kv_cache_bytes(shape, 1) if (shape := kv_shape(meta)) is not None else None,
         bytes_source="gguf-tensors",
+        has_chat_template=bool(meta.get("tokenizer.chat_template")),
+        sliding_window=_int(meta, f"{arch}.attention.sliding_window"),
     )

@@ -48,6 +48,10 @@ class ModelInfo:
     bytes_per_token: int  # weights read per decoded token at batch 1
     kv_bytes_per_token: int | None  # KV cache bytes added per token of context (f16)
     bytes_source: Literal["gguf-tensors", "safetensors", "config-estimate"]
+    # Does the file carry its own chat template (GGUF `tokenizer.chat_template`)? None: not known (a folder
+    # whose tokenizer config was not read). Without one, llama-server formats chats as ChatML.
+    has_chat_template: bool | None = None
+    sliding_window: int | None = None  # tokens a sliding-window layer attends to (Gemma 2/3), None: none
 
     def bytes_for_batch(self, k: int) -> float:
         """Expected weight bytes read by one forward over `k` tokens (k=1 is `bytes_per_token`).
