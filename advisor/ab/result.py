@@ -87,7 +87,8 @@ def build_decision(
 
 
 def _effects(s: LookStats) -> dict[str, float]:
-    return {"drift": float(s.drift_total[0]), "order_effect": math.expm1(float(s.order_diff_d[0])),
+    return {"drift": float(s.drift_total[0]), "effect_drift": float(s.effect_drift[0]),
+            "order_effect": math.expm1(float(s.order_diff_d[0])),
             "arm_outlier_pairs": float(s.outlier_pairs[0]),
             "outlier_free_speedup": math.exp(float(s.outlier_free_mean_d[0])), "cv_off_pct": float(s.cv_off_pct[0])}
 

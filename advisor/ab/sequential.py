@@ -46,6 +46,9 @@ class LookStats:
     drift_total: FloatArray  # OFF ms/token change over the pairs, from a log-linear fit (0.1 = 10% slower)
     drift_t: FloatArray  # t of that fit's slope (0 where undefined)
     drift_crit: FloatArray  # two-sided critical value at drift_alpha
+    effect_drift: FloatArray  # the speedup's own change over the pairs, same fit on log(off/on) (0.1: 10% more)
+    effect_drift_t: FloatArray  # t of that slope
+    effect_drift_crit: FloatArray  # two-sided critical value at effect_drift_alpha
     outlier_pairs: FloatArray  # pairs with an outlier in one arm only (modified z beyond outlier_z)
     outlier_free_mean_d: FloatArray  # mean d without those pairs (= mean_d when there are none)
     outlier_free_t: FloatArray  # its t against the margin (the verdict's statistic without those pairs)
@@ -87,11 +90,16 @@ def _order_test(d: FloatArray, on_first: BoolArray, alpha: float) -> tuple[Float
 def _drift(off: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Log-linear fit of OFF ms/token on the pair index: total change over the pairs, the slope's t, and the
     two-sided critical value (the prompts' own spread is in the residual, so only a clear trend shows)."""
-    r, n = off.shape
+    return _trend(np.log(off), alpha)
+
+
+def _trend(y: FloatArray, alpha: float) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Least-squares slope of `y` (logs, shape (R, n)) on the pair index: expm1 of its change over the pairs,
+    the slope's t, and the two-sided critical value at `alpha` (inf below 4 pairs: no test)."""
+    r, n = y.shape
     if n < 4:
         zeros = np.zeros(r)
         return zeros, zeros, np.full(r, np.inf)
-    y = np.log(off)
     x = np.arange(n, dtype=np.float64) - (n - 1) / 2.0
     sxx = float((x**2).sum())
     slope = (y * x[None, :]).sum(axis=1) / sxx
@@ -146,6 +154,7 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
     with np.errstate(divide="ignore", invalid="ignore"):
         order_diff = ((d * second).sum(axis=1) / second.sum(axis=1)) - ((d * first).sum(axis=1) / first.sum(axis=1))
     drift_total, drift_t, drift_crit = _drift(off, policy.drift_alpha)
+    effect_drift, effect_drift_t, effect_drift_crit = _trend(d, policy.effect_drift_alpha)
     outliers, outlier_free, outlier_free_t = _arm_outliers(off, on, d, policy.outlier_z, policy.log_margin)
     return LookStats(
         n=n,
@@ -167,6 +176,9 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
         drift_total=drift_total,
         drift_t=drift_t,
         drift_crit=drift_crit,
+        effect_drift=effect_drift,
+        effect_drift_t=effect_drift_t,
+        effect_drift_crit=effect_drift_crit,
         outlier_pairs=outliers,
         outlier_free_mean_d=outlier_free,
         outlier_free_t=outlier_free_t,

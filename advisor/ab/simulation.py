@@ -58,6 +58,7 @@ class Scenario:
     sd: float = 0.15  # between-prompt sd of d
     kind: str = "normal"
     drift: float = 0.0  # total slowdown over the session (linear in request index), e.g. 0.05
+    effect_drift: float = 0.0  # the log speedup's change over the session, centred on `g` (a speedup that moves)
     order_bonus: float = 0.0  # the second run of a prompt is this much faster (a fraction)
     trap_ratio: float = 1.0  # ON run *after* OFF replays the output: this much faster (reliability.md §4.3)
     step_drift: float = 0.0  # from the session's middle on, every request this much slower (a load that starts)
@@ -84,6 +85,7 @@ class Scenario:
         t_on = np.where(self.blocked, n + np.arange(n)[None, :], idx + ~on_first)
         off = off * (1 + self.drift * t_off / (2 * n)) * np.where(t_off >= n, 1 + self.step_drift, 1.0)
         on = on * (1 + self.drift * t_on / (2 * n)) * np.where(t_on >= n, 1 + self.step_drift, 1.0)
+        on = on * np.exp(self.effect_drift * (t_on / (2 * n) - 0.5))  # the speedup falls as the session goes on
         if self.burst_share > 0:
             off = off * np.where(rng.random(shape) < self.burst_share, self.burst_factor, 1.0)
             if self.burst_arm == "both":

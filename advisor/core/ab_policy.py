@@ -34,6 +34,7 @@ class ABPolicy:
     early_divergence_share: float  # outputs that first differ before this share of the reply diverged early
     max_drift: float = 0.10  # OFF ms/token may change this much over the A/B before the drift guard can fire
     drift_alpha: float = 0.01  # two-sided level of the drift slope's t-test
+    effect_drift_alpha: float = 0.10  # two-sided level of the speedup's own slope, tested when the machine drifted
     outlier_z: float = 3.5  # modified z-score beyond which one arm's request is an outlier (Iglewicz–Hoaglin)
     near_tie_max_gap: float = 0.5  # nats between OFF's top two at a divergence: at most this is numerics
     output_band_edges: tuple[int, ...] = (256, 1024)  # tokens: the speedup is shown per output-length band

@@ -21,7 +21,7 @@ _FRACTION_UNIT = "0..1"
 # Every numeric fact is a count, a size, a time, a speed or a ratio: none can be negative, except a margin.
 _SMALLEST = 0.0
 # below 0: the draft needs more VRAM than is free; the machine got faster during the A/B; ON-first pairs were faster
-_SIGNED = frozenset({"vram.headroom_after_draft_gib", "ab.drift", "ab.order_effect"})
+_SIGNED = frozenset({"vram.headroom_after_draft_gib", "ab.drift", "ab.effect_drift", "ab.order_effect"})
 FRACTION_UNIT, SIGNED_FACTS = _FRACTION_UNIT, _SIGNED  # what rule thresholds are checked against too
 
 

@@ -220,7 +220,7 @@ def _ab(ab: ABEvidence, out: Facts) -> None:
         span = measured_span(ab.pairs, value)
         if span is not None:
             out[f"ab.{name}_tokens_low"], out[f"ab.{name}_tokens_high"] = span.low, span.high
-    for key in ("drift", "order_effect", "outlier_free_speedup", "cv_off_pct"):
+    for key in ("drift", "effect_drift", "order_effect", "outlier_free_speedup", "cv_off_pct"):
         _put(out, f"ab.{key}", ab.effects.get(key))
     if "arm_outlier_pairs" in ab.effects:
         out["ab.arm_outlier_pairs"] = int(ab.effects["arm_outlier_pairs"])

@@ -97,6 +97,7 @@ MEANINGS_ZH: dict[str, str] = {
     "ab.near_tie_share": "分歧配对中属于近乎平手（数值误差）的比例",
     "ab.lossy_at": "推测改变了模型很确定的 token 的位置：提示词、token 序号、关闭时的 token 及其概率、推测组写出的内容",
     "ab.drift": "A/B 配对过程中关闭推测组每 token 毫秒数的变化（对数线性拟合；0.1：到最后慢 10%）",
+    "ab.effect_drift": "A/B 配对过程中加速比本身的变化（对每对的对数加速比做同样的拟合；0.1：到最后大 10%）",
     "ab.order_effect": "开启组后运行的配对比开启组先运行的配对快多少（0.03：3%）",
     "ab.arm_outlier_pairs": "只在其中一组出现离群值的配对数（修正 z 分数超过 policy.ab.outlier_z）",
     "ab.outlier_free_speedup": "去掉这些配对后的 A/B 加速",

@@ -168,6 +168,8 @@ _SPECS: tuple[FactSpec, ...] = (
        "OFF's token and its probability, what the speculating arm wrote", "step ab"),
     _s("ab.drift", "float", "±fraction", "OFF ms/token change over the A/B's pairs from a log-linear fit (0.1: 10% "
        "slower by the end)", "step ab"),
+    _s("ab.effect_drift", "float", "±fraction", "the speedup's own change over the A/B's pairs, the same fit on the "
+       "per-pair log speedup (0.1: 10% larger by the end)", "step ab"),
     _s("ab.order_effect", "float", "±fraction", "how much faster pairs that ran ON second were than ON-first pairs "
        "(0.03: 3%)", "step ab"),
     _s("ab.arm_outlier_pairs", "int", "pairs", "pairs with an outlier in one arm only (modified z-score beyond "

@@ -11,6 +11,7 @@ import dataclasses
 import math
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from advisor.ab.decision import decide_ab
@@ -113,12 +114,26 @@ def test_ci_coverage_normal() -> None:  # A7: 95% t-interval covers the true G i
 ONE_LOOK = replace(POLICY, looks=(60,))  # the whole session at once: drift is a property of all its pairs
 
 
-def test_drift_guard_flags_a_machine_that_slowed_during_the_ab() -> None:  # issue 24 item 2
-    off, on, first = Scenario("slowing", g=1.15, drift=0.40).generate(100, 60, 21)
+def test_drift_guard_flags_a_machine_that_slowed_and_a_speedup_that_fell_with_it() -> None:  # issue 24 item 2
+    # 1.40× at the start, 0.94× at the end: which pairs you count decides the answer
+    off, on, first = Scenario("slowing", g=1.15, drift=0.40, effect_drift=0.40).generate(100, 60, 21)
     decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(100)]
     assert sum(not d.guards["drift"][0] for d in decs) / 100 >= 0.95
-    assert all(d.decision is not Decision.ENABLE for d in decs)
-    assert all(d.effects["drift"] > 0.2 for d in decs)  # the size of the effect travels with the verdict
+    assert sum(d.decision is Decision.ENABLE for d in decs) <= 5
+    assert all(d.effects["drift"] > 0.2 and d.effects["effect_drift"] < -0.1 for d in decs)  # sizes travel along
+
+
+def test_a_machine_that_drifted_under_a_steady_speedup_is_measured() -> None:
+    """Counterbalanced pairs cancel a drift that moves both arms alike (reliability.md §2.6): the speedup is
+    unbiased and the guard withholds only at the effect test's own level (a Gemma 3 quick check here: OFF 18%
+    faster by the end, the speedup's slope t −0.22)."""
+    off, on, first = Scenario("drifting", g=1.15, drift=0.40).generate(200, 60, 23)
+    decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(200)]
+    assert all(d.effects["drift"] > 0.2 for d in decs)  # the machine did change
+    withheld = sum(not d.guards["drift"][0] for d in decs) / 200
+    assert withheld <= ONE_LOOK.effect_drift_alpha + tolerance(ONE_LOOK.effect_drift_alpha, 200)
+    estimates = [d.speedup for d in decs if d.speedup is not None]
+    assert abs(float(np.median(estimates)) / 1.15 - 1.0) < 0.01
 
 
 def test_a_steady_machine_passes_the_drift_guard() -> None:

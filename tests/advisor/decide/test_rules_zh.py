@@ -191,6 +191,9 @@ def test_rules_readme_documents_the_scheme() -> None:
     (msg("detail.min_pairs", n=12, need=20), "12 complete pairs (ENABLE needs ≥ 20)"),
     (msg("detail.drift", x=0.125, t=4.1, crit=2.71, limit=0.1),
      "OFF ms/token changed +12.5% over the pairs: slope t +4.10 (flag when beyond ±2.71 and the change beyond ±10%)"),
+    (msg("detail.drift_effect", x=0.125, t=4.1, crit=2.71, limit=0.1, effect=-0.2, effect_t=-2.5, effect_crit=1.67),
+     "OFF ms/token changed +12.5% over the pairs: slope t +4.10, and the speedup -20.0%: slope t -2.50 (flag when "
+     "the first is beyond ±2.71 with a change beyond ±10% and the second beyond ±1.67)"),
     (msg("detail.order_interaction", x=0.032, t=2.9, crit=2.43, alpha=0.01),
      "pairs that ran ON second were +3.2% faster than ON-first ones: Welch t +2.90 (flag above 2.43, one-sided "
      "α = 0.01)"),
