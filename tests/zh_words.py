@@ -20,7 +20,7 @@ NAMES = frozenset({
     "token", "tokens", "tok", "GiB", "MiB", "KiB", "GB", "MB", "TTFT", "TPOT", "Ctrl-C", "Ctrl", "Linux", "macOS",
     "Windows", "Qt", "PATH", "DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM", "offscreen", "env", "Hugging", "Face",
     "SmolLM2", "SmolLM2-135M", "Gemma", "Markdown", "Noto", "Sans", "CJK", "A/B", "INCONCLUSIVE", "ENABLE", "SKIP",
-    "Welch", "Pocock",
+    "Welch", "Pocock", "ChatML", "Jinja",
     # Kubernetes and LLMKube kinds and tools, as their APIs spell them
     "Kubernetes", "Pod", "Pods", "Service", "Services", "InferenceService", "ModelRouter", "Model", "Role",
     "RoleBinding", "kubeconfig", "kubectl", "CRD", "RBAC",
