@@ -129,11 +129,15 @@ def _eta_figure(done: list[dict[str, Any]]) -> dict[str, Any]:
             f"{ETA}_note": f"worst over {len(logged)} quick checks ({notes}); run {worst_run}: {worst.note()}"}
 
 
-def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str, Any]:
-    """Run the quick check once and read its evidence."""
+def measure_once(timeout_s: float = 600.0, keep: Path | None = None, *, model: Path | None = None,
+                 quick: bool = True) -> dict[str, Any]:
+    """Run the check once (the quick one unless `quick` is False; the demo model unless `model`) and read its
+    evidence."""
     with tempfile.TemporaryDirectory(prefix="spec-bench-check-") as tmp:
         out_dir = Path(tmp) / "run"
-        argv = [*spec_advisor_argv(), "check", "--quick", "--no-history", "--json", "--out", str(out_dir)]
+        argv = [*spec_advisor_argv(), "check", *(["--quick"] if quick else []),
+                *(["--model", str(model)] if model is not None else []),
+                "--no-history", "--json", "--out", str(out_dir)]
         t0 = time.monotonic()
         timed_out = False
         try:
@@ -170,6 +174,7 @@ def measure_once(timeout_s: float = 600.0, keep: Path | None = None) -> dict[str
     out["divergence_counts"] = ab.get("divergence_counts") or {}
     out["steps_elapsed_s"] = {k: v.get("elapsed_s") for k, v in (evidence.get("steps") or {}).items()}
     out["eta"] = eta if status == "complete" else None
+    out["tuner"] = evidence.get("tuner") or {}
     return out
 
 

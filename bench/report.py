@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from advisor.evidence.jsonsafe import json_safe
 
-Op = Literal["<=", ">=", "between", "report"]
+Op = Literal["<=", ">=", "between", "report", "is"]  # "is": a text figure that must read `text`
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,10 +26,13 @@ class Goal:
     op: Op
     target: float | None = None
     upper: float | None = None  # with op "between": the range is [target, upper]
+    text: str | None = None  # with op "is": the words the figure must read
 
     @property
     def goal_text(self) -> str:
         """`≤ 0.01`, `≥ 0.90`, `in [0.75, 0.9]` or `report`."""
+        if self.op == "is":
+            return f"= {self.text}"
         if self.op == "report" or self.target is None:
             return "report"
         if self.op == "between":
@@ -38,6 +41,9 @@ class Goal:
 
     def status(self, value: object) -> str:
         """met / missed / reported / not measured."""
+        if self.op == "is":
+            return "not measured" if not isinstance(value, str) or not value else \
+                "met" if value == self.text else "missed"
         if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
             return "not measured"
         if self.op == "report" or self.target is None:
@@ -124,6 +130,25 @@ GOALS: tuple[Goal, ...] = (
          "bench/tuner.py: same pair budget for every A/B", "<=", 0.25),
     Goal("tuner_prediction_rel_err_median", "median |predicted/measured − 1| of the tuner's choice",
          "bench/tuner.py: the A/B of the chosen settings in each tuner run", "<=", 0.10),
+    *(goal for name, label, full_s in (("smollm2", "SmolLM2-135M", 600.0), ("gemma3", "Gemma 3 270M", 900.0))
+      for goal in (
+          Goal(f"full_check_wall_s_{name}", f"wall time of one full check of {label}, alone",
+               f"bench/models.py: `check --model` (the shipped command, full budget) on {label}", "<=", full_s),
+          Goal(f"eta_error_max_after_10pct_{name}", f"the clock's worst error once a tenth of a quick check of "
+               f"{label} had passed", "bench/models.py: 3 quick checks, bench/eta_accuracy.py", "<=", 0.20),
+          Goal(f"eta_error_max_after_10pct_full_{name}", f"the same for the full check of {label}",
+               "bench/models.py: the full check above", "<=", 0.20),
+          Goal(f"tuned_vs_default_speedup_{name}", f"the tuner's choice against the engine's defaults ({label})",
+               "bench/models.py: the full check's A/B of the chosen settings against the defaults, both fresh",
+               ">=", 0.98),
+          Goal(f"tuner_kstar_gap_{name}", f"tuner_kstar_gap on {label}", "bench/tuner.py --model", "<=", 0.03),
+          Goal(f"tuner_prediction_rel_err_median_{name}", f"tuner_prediction_rel_err_median on {label}",
+               "bench/tuner.py --model", "<=", 0.10),
+          Goal(f"quick_check_wall_s_{name}", f"median wall of 3 quick checks of {label}", "bench/models.py",
+               "<=", 300.0))),
+    Goal("quick_check_verdict_gemma3", "the verdicts of 3 consecutive Gemma 3 270M quick checks",
+         "bench/models.py: the shipped `check --quick --model` three times in a row", "is",
+         text="ENABLE, ENABLE, ENABLE"),
     Goal("synthetic_surface_model_rel_err_median", "cost model vs the synthetic-acceptance surface",
          "bench/tuner.py: `--spec-synth-len` points (k, τ) of the tuner runs, |model/measured − 1|", "report"),
     Goal("calibration_direction_accuracy", "perf model says faster/slower as published measurements did",
@@ -167,6 +192,8 @@ GOALS: tuple[Goal, ...] = (
 
 
 def _fmt(value: object) -> str:
+    if isinstance(value, str) and value:
+        return value
     if not isinstance(value, int | float) or isinstance(value, bool):
         return "null"
     return f"{value:.4g}"
@@ -253,7 +280,8 @@ def build_json(results: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
                            "stopped_early": meta.get("stopped_early"), "partial": meta.get("partial")}
     for g in GOALS:
         value = results.get(g.key)
-        out[g.key] = value if isinstance(value, int | float) and math.isfinite(value) else None
+        out[g.key] = value if (isinstance(value, int | float) and math.isfinite(value)) or (
+            g.op == "is" and isinstance(value, str)) else None
         note = results.get(f"{g.key}_note")
         if note or out[g.key] is None:
             out[f"{g.key}_note"] = note or "not measured: no module produced this figure"

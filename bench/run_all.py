@@ -33,6 +33,7 @@ from bench import (
     faults,
     gui_figures,
     hostile,
+    models,
     peer,
     pool_effect,
     probe_time,
@@ -70,7 +71,7 @@ def _stage(name: str, fn: Callable[[], dict[str, Any]], keys: tuple[str, ...]) -
 
 STAGES = ("probe_time", "ram_bandwidth", "cli_time", "calibration", "tok_s_accuracy", "cpu_overhead", "peer",
           "hostile", "sim_ab", "gui", "faults", "engine_threads", "quick_check", "pool_effect", "tuner", "arms",
-          "cluster")
+          "cluster", "models")
 
 
 def previous_results(js: Path) -> dict[str, Any]:
@@ -111,7 +112,8 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
                       (gui_figures.REDRAW, gui_figures.STALL))
     results |= _stage("faults", faults.measure, faults.KEYS)
     results |= _stage("engine_threads", engine_threads.measure, engine_threads.KEYS)
-    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS, *arms.KEYS, *cluster.KEYS)
+    slow_keys = (*quick_check.KEYS, pool_effect.FRESH, pool_effect.WARM, *tuner.KEYS, *arms.KEYS, *cluster.KEYS,
+                 *models.keys())
     if skip_slow:
         note = ("skipped: --skip-slow leaves out the quick checks, the pool effect, the tuner against a sweep, "
                 "single against dual arms and the cluster check against a local one")
@@ -124,6 +126,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
         results |= _stage("tuner", tuner.measure, tuner.KEYS)
         results |= _stage("arms", arms.measure, arms.KEYS)
         results |= _stage("cluster", cluster.measure, cluster.KEYS)
+        results |= _stage("models", models.measure, models.keys())
     return results
 
 
@@ -145,7 +148,7 @@ def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_t
                         quick_check.KEYS),
         "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
         "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS),
-        "cluster": (cluster.measure, cluster.KEYS)}
+        "cluster": (cluster.measure, cluster.KEYS), "models": (models.measure, models.keys())}
     for name in STAGES:
         if name in only:
             fn, keys = stages[name]

@@ -51,9 +51,9 @@ def _ab(evidence: dict[str, Any]) -> dict[str, Any]:
     return (evidence["steps"].get("ab") or {}).get("evidence") or {}
 
 
-def tuner_run(seed: int, pairs: int, out: Path) -> dict[str, Any]:
+def tuner_run(seed: int, pairs: int, out: Path, model: Path | None = None) -> dict[str, Any]:
     """One tuner session: its choice, predicted and measured, its surface, its wall time."""
-    config = CheckConfig(quick=True, steps=TUNER_STEPS, seed=seed, out_dir=out,
+    config = CheckConfig(quick=True, steps=TUNER_STEPS, seed=seed, out_dir=out, model=model,
                          budget_override=dataclasses.replace(QUICK, ab_max_pairs=pairs))
     evidence, wall = _session(config, out)
     tune = (evidence["steps"].get("tune") or {}).get("evidence") or {}
@@ -65,11 +65,11 @@ def tuner_run(seed: int, pairs: int, out: Path) -> dict[str, Any]:
             "steps_s": {s: round(r.get("elapsed_s") or 0.0, 1) for s, r in evidence["steps"].items()}}
 
 
-def sweep(method: str, seed: int, pairs: int, out: Path) -> list[dict[str, Any]]:
+def sweep(method: str, seed: int, pairs: int, out: Path, model: Path | None = None) -> list[dict[str, Any]]:
     """An A/B at every draft length for `method` (the same budget as the tuner's A/B)."""
     rows = []
     for k in TUNE_KS:
-        config = CheckConfig(quick=True, steps=("ab",), spec_type=method, draft_max=k, seed=seed,
+        config = CheckConfig(quick=True, steps=("ab",), spec_type=method, draft_max=k, seed=seed, model=model,
                              out_dir=out / f"k{k}", budget_override=dataclasses.replace(QUICK, ab_max_pairs=pairs))
         evidence, wall = _session(config, out / f"k{k}")
         ab = _ab(evidence)
@@ -114,16 +114,16 @@ def figures(runs: list[dict[str, Any]], swept: list[dict[str, Any]]) -> dict[str
     return out
 
 
-def measure(runs: int = 2, pairs: int = 20) -> dict[str, Any]:
-    """Tuner runs, then the sweep for the method the first one chose."""
+def measure(runs: int = 2, pairs: int = 20, model: Path | None = None) -> dict[str, Any]:
+    """Tuner runs, then the sweep for the method the first one chose (the demo model unless `model`)."""
     with tempfile.TemporaryDirectory(prefix="spec-bench-tuner-") as tmp:
-        done = [tuner_run(42 + i, pairs, Path(tmp) / f"tuner{i}") for i in range(runs)]
+        done = [tuner_run(42 + i, pairs, Path(tmp) / f"tuner{i}", model) for i in range(runs)]
         for r in done:
             print(f"[tuner-bench] tuner: {r['method']} k={r['k']} predicted {r['predicted']} measured "
                   f"{r['measured']} in {r['wall_s']:.0f} s {r['steps_s']}", flush=True)
         if not done[0]["method"]:
             return {k: None for k in KEYS} | {f"{k}_note": "not measured: the tuner chose nothing" for k in KEYS}
-        swept = sweep(done[0]["method"], 42, pairs, Path(tmp) / "sweep")
+        swept = sweep(done[0]["method"], 42, pairs, Path(tmp) / "sweep", model)
     return figures(done, swept)
 
 
