@@ -279,3 +279,24 @@ def test_a_long_command_is_shown_whole_in_the_flags_box(qtbot) -> None:  # type:
     wrapped = -(-len(command) // per_line)
     assert wrapped >= 2 and box.height() >= 22 + box.fontMetrics().lineSpacing() * min(wrapped, 6) - 1
     assert box.document().size().height() * box.fontMetrics().lineSpacing() <= box.height() + 4  # nothing hidden
+
+
+def test_a_step_that_failed_with_a_message_says_it_in_its_chart(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A StepDone's reason may be a Message (rendered in the reader's language): it reached `str.strip` and the
+    chart stayed blank, the error only in the log."""
+    from advisor.core.policy import default_policy
+    from advisor.events import StepDone
+    from advisor.text.message import msg, render
+    from ui.charts.panel import ChartPanel
+    from ui.strings import set_language, tr
+
+    panel = ChartPanel()
+    qtbot.addWidget(panel)
+    panel.start(default_policy(), [10, 20], steps=("baseline", "verify"))
+    why = msg("warn.cache_miss", n=27)
+    panel.handle(StepDone("verify", "failed", None, reason=why))
+    qtbot.waitUntil(lambda: not panel.settling, timeout=5_000)
+    assert panel.verify.reason == tr("chart.empty.failed", reason=render(why, "en"))
+    set_language("zh")
+    panel.verify.retranslate()
+    assert render(why, "zh") in panel.verify.reason

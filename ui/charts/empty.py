@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.report.strings import step_warning
+from advisor.text.message import Message
 from ui.strings import language, tr
 
 
@@ -15,7 +16,7 @@ class StepEnd:
     """How a step ended, as the panel heard it (a StepDone, or a saved run's record)."""
 
     status: str  # done / skipped / failed / aborted
-    reason: str = ""
+    reason: Message | str = ""  # a Message renders in the reader's language (advisor/text/message.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +34,7 @@ def why_empty(step: str, end: StepEnd | None, plan: Plan, empty_key: str) -> Cal
         return lambda: tr("chart.empty.not_chosen")
     if end is None:
         return (lambda: tr("chart.empty.not_run")) if plan.ended else None
-    reason = end.reason.strip()
+    reason = end.reason.strip() if isinstance(end.reason, str) else end.reason
     if end.status in ("skipped", "failed"):
         if not reason:
             return lambda: tr(f"chart.empty.{end.status}_plain")
