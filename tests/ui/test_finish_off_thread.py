@@ -3,6 +3,7 @@ handling events, then the verdict view shows them (no engine: a saved run stands
 
 from __future__ import annotations
 
+import shutil
 import sys
 import threading
 from pathlib import Path
@@ -32,7 +33,7 @@ def _finish_with(window, saved_run: Path, history_root: Path) -> SessionDone:  #
 
 
 def test_report_and_history_are_built_off_the_gui_thread(window, qtbot, saved_run: Path,  # type: ignore[no-untyped-def]
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+                                                         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     threads: dict[str, threading.Thread] = {}
     real_report, real_list = main_window.make_report, main_window.list_runs
 
@@ -47,6 +48,7 @@ def test_report_and_history_are_built_off_the_gui_thread(window, qtbot, saved_ru
     monkeypatch.setattr(main_window, "make_report", report)
     monkeypatch.setattr(main_window, "list_runs", runs)
     window.show_view("run")
+    saved_run = Path(shutil.copytree(saved_run, tmp_path / "runs" / saved_run.name))  # a history of this run alone
     done = _finish_with(window, saved_run, saved_run.parent)
     # Nothing slow ran inside the slot: the results arrive through the event loop, not before it returns.
     assert window.finishing() and window.current_view() == "run"

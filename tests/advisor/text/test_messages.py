@@ -64,7 +64,8 @@ def test_every_key_the_code_names_has_a_template_and_every_template_is_used() ->
         if "{" not in key:
             assert key in TABLES["en"] and key in TABLES["zh"], key
     patterns = [re.compile(re.sub(r"\\\{[^}]*\\\}", r"[\\w-]+", re.escape(k)) + "$") for k in named]
-    unused = [k for k in strings_messages.EN if not any(p.match(k) for p in patterns)]
+    unused = [k for k in strings_messages.EN if not any(p.match(k) for p in patterns)
+              and k not in strings_messages.SAVED_ONLY]  # kept for runs saved before, listed with the reason
     assert not unused, unused
 
 
