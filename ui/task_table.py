@@ -8,6 +8,7 @@ exported report read the same in both languages.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
@@ -40,6 +41,7 @@ class TaskTable(QWidget):
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)  # sized to its rows
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 6)
         for widget in (self.title, self.mix, self.table, self.too_few, self.hint):
@@ -82,5 +84,8 @@ class TaskTable(QWidget):
                 if j == 4 and r.label in _LABEL_COLOUR:
                     item.setForeground(QBrush(QColor(_LABEL_COLOUR[r.label])))
                 self.table.setItem(i, j, item)
-        self.table.setFixedHeight(self.table.horizontalHeader().height() + 4
+        # the header's own size for the new words (its laid-out height is still the last language's: switched to
+        # zh the rows overran by a few pixels and a scroll bar showed) and the frame on both sides
+        header = self.table.horizontalHeader()
+        self.table.setFixedHeight(max(header.height(), header.sizeHint().height()) + 2 * self.table.frameWidth() + 2
                                   + sum(self.table.rowHeight(i) for i in range(len(rows))))

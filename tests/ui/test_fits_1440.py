@@ -205,16 +205,24 @@ def _header_problems(table: QTableWidget | QTreeWidget) -> list[str]:
 def test_the_verdict_view_tables_show_whole_headers(window, qtbot, lang: str, run: str) -> None:  # type: ignore[no-untyped-def]
     """On the saved demo run and on a quick check whose A/B ran its 20 pairs (tests/fixtures/runs/demo-quick-ab:
     kinds with and without drafts, bands beside them)."""
-    window.set_language(lang)
     window.show()
     assert window.open_path(str(FIXTURE_RUNS / run))
     window.show_view("verdict")
+    qtbot.wait(20)
+    window.set_language(lang)  # switched with the run open, as a reader does (the shots take en, then zh)
     view = window.verdict_view
     view.results.per_category.setChecked(True)
     qtbot.wait(50)
     tables = [t for t in (*view.findChildren(QTableWidget), *view.findChildren(QTreeWidget)) if t.isVisibleTo(view)]
     assert tables
     problems = [p for t in tables for p in _header_problems(t)]
+    # every row shown whole: a table sized to its rows has room for all of them (no rows hidden behind a scroll)
+    for t in tables:
+        if isinstance(t, QTableWidget) and t.rowCount():
+            rows = sum(t.rowHeight(i) for i in range(t.rowCount()))
+            if t.viewport().height() + SLACK < rows or t.verticalScrollBar().isVisible():
+                problems.append(f"{type(t.parentWidget()).__name__}: rows need {rows} px, the table shows "
+                                f"{t.viewport().height()}")
     assert not problems, "\n".join(problems)
 
 
