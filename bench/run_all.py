@@ -92,12 +92,15 @@ def previous_results(js: Path) -> dict[str, Any]:
 
 def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s: float = 600.0,
         gui_steps: str | None = None, results: dict[str, Any] | None = None,
-        only: frozenset[str] | None = None, quick_load: str = "both", keep_runs: Path | None = None) -> dict[str, Any]:
+        only: frozenset[str] | None = None, quick_load: str = "both", keep_runs: Path | None = None,
+        model_names: tuple[str, ...] = tuple(models.MODELS), model_parts: tuple[str, ...] = models.PARTS,
+        ) -> dict[str, Any]:
     """All figures in one dict (keys, `<key>_note`s and details), filled in `results` stage by stage so a run
     stopped part-way still has the figures of the stages it finished; with `only`, just those stages."""
     results = {} if results is None else results
     if only is not None:
-        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps, quick_load, keep_runs)
+        return _run_only(only, results, tokens, peer_tg, check_timeout_s, gui_steps, quick_load, keep_runs,
+                         model_names, model_parts)
     results |= _stage("probe_time", probe_time.measure, (probe_time.KEY,))
     results |= _stage("ram_bandwidth", ram_bandwidth.measure, ram_bandwidth.KEYS)
     results |= _stage("cli_time", cli_time.measure, cli_time.KEYS)
@@ -131,7 +134,9 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
 
 
 def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_tg: int, check_timeout_s: float,
-              gui_steps: str | None, quick_load: str = "both", keep_runs: Path | None = None) -> dict[str, Any]:
+              gui_steps: str | None, quick_load: str = "both", keep_runs: Path | None = None,
+              model_names: tuple[str, ...] = tuple(models.MODELS),
+              model_parts: tuple[str, ...] = models.PARTS) -> dict[str, Any]:
     stages: dict[str, tuple[Callable[[], dict[str, Any]], tuple[str, ...]]] = {
         "probe_time": (probe_time.measure, (probe_time.KEY,)),
         "ram_bandwidth": (ram_bandwidth.measure, ram_bandwidth.KEYS), "cli_time": (cli_time.measure, cli_time.KEYS),
@@ -148,7 +153,8 @@ def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_t
                         quick_check.KEYS),
         "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
         "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS),
-        "cluster": (cluster.measure, cluster.KEYS), "models": (models.measure, models.keys())}
+        "cluster": (cluster.measure, cluster.KEYS),
+        "models": (lambda: models.measure(model_names, model_parts), models.keys())}
     for name in STAGES:
         if name in only:
             fn, keys = stages[name]
@@ -168,6 +174,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="with --only quick_check: the quick checks alone, under a CPU hog, or both (default)")
     ap.add_argument("--keep-runs", type=Path, metavar="DIR",
                     help="copy each quick check's run folder (its evidence and logs/eta.jsonl) to DIR/run-N")
+    ap.add_argument("--models", default=",".join(models.MODELS),
+                    help="with --only models: which bundled models (default: both)")
+    ap.add_argument("--model-parts", default=",".join(models.PARTS),
+                    help=f"with --only models: which parts ({', '.join(models.PARTS)}; default: all)")
     ap.add_argument("--only", metavar="STAGE,…",
                     help=f"re-measure only these stages, keep the other figures ({', '.join(STAGES)})")
     args = ap.parse_args(argv)
@@ -189,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
                            f"run of {previous.get('date', 'an unknown date')} ({previous.get('command', '?')})")
     try:
         run(args.skip_slow, args.tokens, args.peer_tg, args.check_timeout, args.gui_steps, results, only,
-            args.quick_load, args.keep_runs)
+            args.quick_load, args.keep_runs, tuple(args.models.split(",")), tuple(args.model_parts.split(",")))
     except (KeyboardInterrupt, SystemExit) as exc:  # Ctrl-C or SIGTERM: keep what was measured
         meta["stopped_early"] = f"stopped by {type(exc).__name__} after {time.monotonic() - t0:.0f} s"
         print(f"[bench] {meta['stopped_early']}; writing the figures measured so far", flush=True)
