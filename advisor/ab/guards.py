@@ -30,9 +30,10 @@ def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:
         "sensitivity": s.trimmed_mean_d > policy.log_margin,
         "order-balance": s.order_share >= policy.min_order_share,
         "order-interaction": s.order_t <= s.order_crit,
-        # a machine that changed speed, and a speedup that changed with it (rules/policy.toml effect_drift_alpha)
+        # a machine that changed speed, and a speedup that changed with it so far that at one end of the pairs it
+        # would not be worth it: the answer then depends on the machine's state (rules/policy.toml effect_drift_alpha)
         "drift": ~((np.abs(s.drift_t) > s.drift_crit) & (np.abs(s.drift_total) > policy.max_drift)
-                   & (np.abs(s.effect_drift_t) > s.effect_drift_crit)),
+                   & (np.abs(s.effect_drift_t) > s.effect_drift_crit) & (s.effect_drift_low_d <= policy.log_margin)),
         "arm-outliers": (s.outlier_pairs == 0) | (s.outlier_free_t > policy.boundary),
     }
 
@@ -76,9 +77,9 @@ def stat_guard_details(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, 
             "detail.order_interaction", x=math.expm1(float(s.order_diff_d[0])), t=float(s.order_t[0]),
             crit=float(s.order_crit[0]), alpha=policy.order_alpha)),
         "drift": (g["drift"], msg(
-            "detail.drift_effect", x=drift, t=float(s.drift_t[0]), crit=float(s.drift_crit[0]), limit=policy.max_drift,
-            effect=float(s.effect_drift[0]), effect_t=float(s.effect_drift_t[0]),
-            effect_crit=float(s.effect_drift_crit[0]))),
+            "detail.drift_weak_end", x=drift, t=float(s.drift_t[0]), crit=float(s.drift_crit[0]),
+            limit=policy.max_drift, effect=float(s.effect_drift[0]), effect_t=float(s.effect_drift_t[0]),
+            effect_crit=float(s.effect_drift_crit[0]), low=math.exp(float(s.effect_drift_low_d[0])), bar=bar)),
         "arm-outliers": (g["arm-outliers"], msg(
             "detail.arm_outliers", n=outliers, x=math.exp(float(s.outlier_free_mean_d[0])),
             t=float(s.outlier_free_t[0]), bar=bar, need=policy.boundary)),

@@ -49,6 +49,7 @@ class LookStats:
     effect_drift: FloatArray  # the speedup's own change over the pairs, same fit on log(off/on) (0.1: 10% more)
     effect_drift_t: FloatArray  # t of that slope
     effect_drift_crit: FloatArray  # two-sided critical value at effect_drift_alpha
+    effect_drift_low_d: FloatArray  # the fitted log speedup at the weaker end of the pairs (first or last)
     outlier_pairs: FloatArray  # pairs with an outlier in one arm only (modified z beyond outlier_z)
     outlier_free_mean_d: FloatArray  # mean d without those pairs (= mean_d when there are none)
     outlier_free_t: FloatArray  # its t against the margin (the verdict's statistic without those pairs)
@@ -179,6 +180,8 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
         effect_drift=effect_drift,
         effect_drift_t=effect_drift_t,
         effect_drift_crit=effect_drift_crit,
+        # the line's value at its lower end: the mean minus half the fitted change, whichever way it runs
+        effect_drift_low_d=mean - np.abs(np.log1p(effect_drift)) / 2.0,
         outlier_pairs=outliers,
         outlier_free_mean_d=outlier_free,
         outlier_free_t=outlier_free_t,

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 # Keys no code writes any more but runs saved before still hold: read back, they render with these templates.
 SAVED_ONLY = frozenset({
-    "detail.drift",  # the drift guard's line before the speedup's own slope joined it (now detail.drift_effect)
+    "detail.drift",  # the drift guard's line before the speedup's own slope joined it
+    "detail.drift_effect",  # … and before the weaker end of that slope had to fall below the bar (now drift_weak_end)
 })
 
 EN: dict[str, str] = {
@@ -84,6 +85,10 @@ EN: dict[str, str] = {
         "OFF ms/token changed {x:+.1%} over the pairs: slope t {t:+.2f}, and the speedup {effect:+.1%}: slope t "
         "{effect_t:+.2f} (flag when the first is beyond ±{crit:.2f} with a change beyond ±{limit:.0%} and the "
         "second beyond ±{effect_crit:.2f})"),
+    "detail.drift_weak_end": (
+        "OFF ms/token changed {x:+.1%} over the pairs: slope t {t:+.2f}, and the speedup {effect:+.1%}: slope t "
+        "{effect_t:+.2f}, {low:.3f}× at its weaker end (flag when the first is beyond ±{crit:.2f} with a change beyond "
+        "±{limit:.0%}, the second beyond ±{effect_crit:.2f} and the weaker end at or below {bar:.2f}×)"),
     "detail.arm_outliers": (
         "{n} pairs with an outlier in one arm only; without them the speedup is {x:.3f}× at t {t:+.2f} against "
         "{bar:.2f} (need above {need:.2f} when there are any)"),
@@ -215,6 +220,10 @@ ZH: dict[str, str] = {
     "detail.drift_effect": (
         "关闭推测组的每 token 毫秒数在配对过程中变化了 {x:+.1%}：斜率 t {t:+.2f}；加速比变化了 {effect:+.1%}：斜率 t "
         "{effect_t:+.2f}（前者超出 ±{crit:.2f} 且变化超出 ±{limit:.0%}、后者超出 ±{effect_crit:.2f} 时标记）"),
+    "detail.drift_weak_end": (
+        "关闭推测组的每 token 毫秒数在配对过程中变化了 {x:+.1%}：斜率 t {t:+.2f}；加速比变化了 {effect:+.1%}：斜率 t "
+        "{effect_t:+.2f}，较弱一端为 {low:.3f}×（前者超出 ±{crit:.2f} 且变化超出 ±{limit:.0%}、后者超出 "
+        "±{effect_crit:.2f}，且较弱一端不高于 {bar:.2f}× 时标记）"),
     "detail.arm_outliers": (
         "{n} 组配对只在其中一组出现离群值；去掉它们后加速为 {x:.3f}×，相对 {bar:.2f} 的 t 为 {t:+.2f}"
         "（有离群值时需要高于 {need:.2f}）"),

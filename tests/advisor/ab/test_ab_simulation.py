@@ -118,7 +118,9 @@ def test_drift_guard_flags_a_machine_that_slowed_and_a_speedup_that_fell_with_it
     # 1.40× at the start, 0.94× at the end: which pairs you count decides the answer
     off, on, first = Scenario("slowing", g=1.15, drift=0.40, effect_drift=0.40).generate(100, 60, 21)
     decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(100)]
-    assert sum(not d.guards["drift"][0] for d in decs) / 100 >= 0.95
+    # the weaker end is itself estimated: a run whose fitted end stays above the bar (6 of 100 here, at ~1.2×
+    # overall) is let through, and still at most one in twenty enables
+    assert sum(not d.guards["drift"][0] for d in decs) / 100 >= 0.90
     assert sum(d.decision is Decision.ENABLE for d in decs) <= 5
     assert all(d.effects["drift"] > 0.2 and d.effects["effect_drift"] < -0.1 for d in decs)  # sizes travel along
 
@@ -134,6 +136,17 @@ def test_a_machine_that_drifted_under_a_steady_speedup_is_measured() -> None:
     assert withheld <= ONE_LOOK.effect_drift_alpha + tolerance(ONE_LOOK.effect_drift_alpha, 200)
     estimates = [d.speedup for d in decs if d.speedup is not None]
     assert abs(float(np.median(estimates)) / 1.15 - 1.0) < 0.01
+
+
+def test_a_gain_that_moves_with_the_machine_but_stays_worth_having_is_measured() -> None:
+    """A speedup that falls 1.55× → 1.24× while the machine slows 40%: the slope is clear, yet at both ends
+    speculation pays, so the answer does not depend on the machine's state and the drift guard lets it through
+    (it withheld a Gemma 3 quick check at 1.29× [1.20, 1.38] in CI before the weaker end had to fall below the bar)."""
+    off, on, first = Scenario("slowing-gain", g=1.38, drift=0.40, effect_drift=0.22).generate(100, 60, 24)
+    decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(100)]
+    assert sum(d.effects["effect_drift"] < -0.1 for d in decs) >= 90  # the speedup did move
+    assert sum(not d.guards["drift"][0] for d in decs) <= 5
+    assert sum(d.decision is Decision.ENABLE for d in decs) >= 90
 
 
 def test_a_steady_machine_passes_the_drift_guard() -> None:
