@@ -24,7 +24,8 @@ def stat_guards(s: LookStats, policy: ABPolicy) -> dict[str, BoolArray]:
     return {
         "min-pairs": np.full(s.mean_d.shape, s.n >= max(policy.min_pairs, policy.min_pairs_enable)),
         "spread": s.sd_d > 0,  # identical d everywhere is a measurement fault, and T is undefined
-        "skew": s.skewness >= policy.min_skewness,
+        # a left-skewed sample passes when a test that assumes no shape confirms its gain (advisor/ab/betting.py)
+        "skew": (s.skewness >= policy.min_skewness) | (s.bet_log_capital >= math.log(1.0 / policy.bet_alpha)),
         "median-and-total": (s.median_d > 0) & (s.ratio_totals > 1.0 + policy.margin),
         "slow-prompts": s.slow_share <= policy.max_slow_share,
         "sensitivity": s.trimmed_mean_d > policy.log_margin,
@@ -62,7 +63,10 @@ def stat_guard_details(s: LookStats, policy: ABPolicy) -> dict[str, tuple[bool, 
     return {
         "min-pairs": (g["min-pairs"], msg("detail.min_pairs", n=s.n, need=need_n)),
         "spread": (g["spread"], msg("detail.spread", sd=float(s.sd_d[0]))),
-        "skew": (g["skew"], msg("detail.skew", skew=float(s.skewness[0]), need=policy.min_skewness)),
+        "skew": (g["skew"], msg(
+            "detail.skew_or_bet", skew=float(s.skewness[0]), need=policy.min_skewness,
+            capital=math.exp(min(float(s.bet_log_capital[0]), 700.0)), bet_need=1.0 / policy.bet_alpha,
+            floor=policy.bet_floor_ratio)),
         "median-and-total": (g["median-and-total"], msg(
             "detail.median_and_total", median=math.exp(float(s.median_d[0])), total=float(s.ratio_totals[0]),
             need=bar)),

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from advisor.ab.betting import log_capital
 from advisor.ab.types import Decision
 from advisor.core.ab_policy import ABPolicy
 from advisor.stats import FloatArray, sample_skewness, t_quantile
@@ -53,6 +54,8 @@ class LookStats:
     outlier_pairs: FloatArray  # pairs with an outlier in one arm only (modified z beyond outlier_z)
     outlier_free_mean_d: FloatArray  # mean d without those pairs (= mean_d when there are none)
     outlier_free_t: FloatArray  # its t against the margin (the verdict's statistic without those pairs)
+    # log capital of the betting test of mean d ≤ the margin over the pairs in measurement order (advisor/ab/betting.py)
+    bet_log_capital: FloatArray
 
 
 def welch_critical(df: FloatArray, alpha: float) -> FloatArray:
@@ -185,6 +188,7 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
         outlier_pairs=outliers,
         outlier_free_mean_d=outlier_free,
         outlier_free_t=outlier_free_t,
+        bet_log_capital=log_capital(d, policy.log_margin, math.log(policy.bet_floor_ratio), policy.bet_cap),
     )
 
 

@@ -35,6 +35,9 @@ class ABPolicy:
     max_drift: float = 0.10  # OFF ms/token may change this much over the A/B before the drift guard can fire
     drift_alpha: float = 0.01  # two-sided level of the drift slope's t-test
     effect_drift_alpha: float = 0.10  # two-sided level of the speedup's own slope, tested when the machine drifted
+    bet_alpha: float = 0.05  # level of the betting test that lets a left-skewed sample pass the skew gate
+    bet_floor_ratio: float = 0.5  # the betting test admits no prompt slower than this speedup (ON ÷ OFF speed)
+    bet_cap: float = 0.9  # share of the largest bet that keeps the capital positive at the floor
     outlier_z: float = 3.5  # modified z-score beyond which one arm's request is an outlier (Iglewicz–Hoaglin)
     near_tie_max_gap: float = 0.5  # nats between OFF's top two at a divergence: at most this is numerics
     output_band_edges: tuple[int, ...] = (256, 1024)  # tokens: the speedup is shown per output-length band

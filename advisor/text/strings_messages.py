@@ -12,6 +12,7 @@ from __future__ import annotations
 SAVED_ONLY = frozenset({
     "detail.drift",  # the drift guard's line before the speedup's own slope joined it
     "detail.drift_effect",  # … and before the weaker end of that slope had to fall below the bar (now drift_weak_end)
+    "detail.skew",  # the skew guard's line before the betting test could pass a left-skewed sample (skew_or_bet)
 })
 
 EN: dict[str, str] = {
@@ -71,6 +72,9 @@ EN: dict[str, str] = {
     "detail.min_pairs": "{n} complete pairs (ENABLE needs ≥ {need})",
     "detail.spread": "sd of log-speedups {sd:.4f} (0 means identical pairs)",
     "detail.skew": "skewness {skew:+.2f} (need ≥ {need:+.1f})",
+    "detail.skew_or_bet": (
+        "skewness {skew:+.2f}; a shape-free test by betting grew its stake {capital:.3g}-fold (need skewness ≥ "
+        "{need:+.1f}, or the stake ≥ {bet_need:.0f}-fold with no prompt slower than {floor}×)"),
     "detail.median_and_total": "median speedup {median:.3f}×, ratio of totals {total:.3f}× (need > 1 and > {need:.2f})",
     "detail.slow_prompts": "{pct:.0f}% of prompts slower than {ratio}× (allowed ≤ {allowed:.0f}%)",
     "detail.sensitivity": "without the top {top:.0f}% of prompts the speedup is {x:.3f}× (need > {need:.2f})",
@@ -208,6 +212,9 @@ ZH: dict[str, str] = {
     "detail.min_pairs": "{n} 组完整配对（开启需要 ≥ {need}）",
     "detail.spread": "对数加速比的标准差 {sd:.4f}（0 表示配对完全相同）",
     "detail.skew": "偏度 {skew:+.2f}（需要 ≥ {need:+.1f}）",
+    "detail.skew_or_bet": (
+        "偏度 {skew:+.2f}；不假设分布形状的下注检验使本金增长到 {capital:.3g} 倍（需要偏度 ≥ {need:+.1f}，"
+        "或本金 ≥ {bet_need:.0f} 倍且没有提示词慢于 {floor}×）"),
     "detail.median_and_total": "加速中位数 {median:.3f}×，总量之比 {total:.3f}×（需要 > 1 且 > {need:.2f}）",
     "detail.slow_prompts": "{pct:.0f}% 的提示词慢于 {ratio}×（允许 ≤ {allowed:.0f}%）",
     "detail.sensitivity": "去掉最快的 {top:.0f}% 提示词后加速为 {x:.3f}×（需要 > {need:.2f}）",

@@ -14,7 +14,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from advisor.ab.decision import decide_ab
+from advisor.ab.decision import decide_ab, run_batch
+from advisor.ab.sequential import CODE_ENABLE
 from advisor.ab.simulation import Scenario, null_scenarios, to_pairs
 from advisor.ab.types import Decision
 from advisor.core.ab_policy import ABPolicy
@@ -119,9 +120,11 @@ def test_drift_guard_flags_a_machine_that_slowed_and_a_speedup_that_fell_with_it
     off, on, first = Scenario("slowing", g=1.15, drift=0.40, effect_drift=0.40).generate(100, 60, 21)
     decs = [decide_ab(to_pairs(off[r], on[r], first[r]), ONE_LOOK) for r in range(100)]
     # the weaker end is itself estimated: a run whose fitted end stays above the bar (6 of 100 here, at ~1.2×
-    # overall) is let through, and still at most one in twenty enables
+    # overall) is let through, and still at most one in twenty enables (its rate over 4,000 runs: 100 runs hit 5
+    # and 6 by chance as other guards changed)
     assert sum(not d.guards["drift"][0] for d in decs) / 100 >= 0.90
-    assert sum(d.decision is Decision.ENABLE for d in decs) <= 5
+    many = Scenario("slowing", g=1.15, drift=0.40, effect_drift=0.40).generate(4000, 60, 22)
+    assert (run_batch(*many, ONE_LOOK).codes == CODE_ENABLE).mean() <= 0.05
     assert all(d.effects["drift"] > 0.2 and d.effects["effect_drift"] < -0.1 for d in decs)  # sizes travel along
 
 
