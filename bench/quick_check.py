@@ -159,7 +159,8 @@ def measure_once(timeout_s: float = 600.0, keep: Path | None = None, *, model: P
     out["check_verdict"], out["decided_by"] = verdict, decided_by
     if timed_out:
         out[WALL] = None
-        out[f"{WALL}_note"] = (f"goal missed: the quick check did not finish within {timeout_s:.0f} s "
+        out[f"{WALL}_note"] = (f"goal missed: the {'quick' if quick else 'full'} check did not finish within "
+                               f"{timeout_s:.0f} s "
                                f"(stopped with SIGTERM; evidence status '{status}')")
     elif done.returncode == 0 and status == "complete":
         out[WALL] = wall
