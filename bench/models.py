@@ -1,7 +1,7 @@
 """Both bundled models side by side (issue 26): SmolLM2-135M, where n-gram speculation is worth ~1.04×, and
 Gemma 3 270M, where it pays. Each figure once per model, its key suffixed `_smollm2` or `_gemma3`.
 
-    .venv/bin/python -m bench.models [--models smollm2,gemma3] [--parts quick,full,tuner] [--timeout 1200]
+    .venv/bin/python -m bench.models [--models smollm2,gemma3] [--parts quick,full,tuner] [--timeout 1200] [--keep DIR]
 
 - `quick`: three consecutive quick checks of the shipped command: `quick_check_verdict_<m>` (their verdicts,
   comma-separated; the goal for Gemma is "ENABLE, ENABLE, ENABLE"), `quick_check_wall_s_<m>` (median) and
@@ -36,9 +36,11 @@ FULL_GOAL_S = {"smollm2": 600.0, "gemma3": 900.0}
 QUICK_RUNS = 3
 
 
-def quick(name: str, model: Path | None, timeout_s: float) -> dict[str, Any]:
-    """Three quick checks in a row: their verdicts, median wall, worst clock error."""
-    runs = [measure_once(timeout_s, model=model) for _ in range(QUICK_RUNS)]
+def quick(name: str, model: Path | None, timeout_s: float, keep: Path | None = None) -> dict[str, Any]:
+    """Three quick checks in a row: their verdicts, median wall, worst clock error (each run's folder copied to
+    `keep`/<model>-quick-N when given, so its clock can be replayed with bench.eta_accuracy)."""
+    runs = [measure_once(timeout_s, keep / f"{name}-quick-{i + 1}" if keep is not None else None, model=model)
+            for i in range(QUICK_RUNS)]
     verdicts = [str(r.get("check_verdict")) for r in runs]
     out: dict[str, Any] = {f"quick_check_verdict_{name}": ", ".join(verdicts),
                            f"quick_check_verdict_{name}_note": "; ".join(
@@ -56,9 +58,9 @@ def quick(name: str, model: Path | None, timeout_s: float) -> dict[str, Any]:
     return out
 
 
-def full(name: str, model: Path | None, timeout_s: float) -> dict[str, Any]:
+def full(name: str, model: Path | None, timeout_s: float, keep: Path | None = None) -> dict[str, Any]:
     """One full check: wall, verdict, clock, and the tuner's choice against the engine's defaults."""
-    r = measure_once(timeout_s, model=model, quick=False)
+    r = measure_once(timeout_s, keep / f"{name}-full" if keep is not None else None, model=model, quick=False)
     wall, goal = r.get(WALL), FULL_GOAL_S[name]
     out: dict[str, Any] = {f"full_check_wall_s_{name}": wall,
                            f"full_check_wall_s_{name}_note": (f"verdict {r.get('check_verdict')} by "
@@ -110,8 +112,9 @@ def keys(names: tuple[str, ...] = tuple(MODELS)) -> tuple[str, ...]:
 
 
 def measure(names: tuple[str, ...] = tuple(MODELS), parts: tuple[str, ...] = PARTS,
-            timeout_s: float = 1200.0) -> dict[str, Any]:
-    """The chosen parts for the chosen models, each model's parts one after another."""
+            timeout_s: float = 1200.0, keep: Path | None = None) -> dict[str, Any]:
+    """The chosen parts for the chosen models, each model's parts one after another (run folders kept under
+    `keep` when given)."""
     out: dict[str, Any] = {}
     for name in names:
         model = MODELS[name]()
@@ -119,9 +122,9 @@ def measure(names: tuple[str, ...] = tuple(MODELS), parts: tuple[str, ...] = PAR
             out |= {k: None for k in keys((name,))}
             continue
         if "quick" in parts:
-            out |= quick(name, model, timeout_s)
+            out |= quick(name, model, timeout_s, keep)
         if "full" in parts:
-            out |= full(name, model, timeout_s)
+            out |= full(name, model, timeout_s, keep)
         if "tuner" in parts:
             out |= tuned(name, model)
         print(json.dumps({k: v for k, v in out.items() if not isinstance(v, list | dict)}, default=str), flush=True)
@@ -134,11 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--parts", default=",".join(PARTS), help=f"comma-separated ({', '.join(PARTS)})")
     ap.add_argument("--timeout", type=float, default=1200.0, help="limit for one check (s)")
     ap.add_argument("--json-out", type=Path, help="also write the figures here")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="copy each check's run folder to DIR/<model>-<part>")
     args = ap.parse_args(argv)
     stop_cleanly_on_sigterm()
     names = tuple(n for n in args.models.split(",") if n)
     parts = tuple(p for p in args.parts.split(",") if p)
-    figures = measure(names, parts, args.timeout)
+    figures = measure(names, parts, args.timeout, args.keep)
     text = json.dumps(figures, indent=1, default=str)
     if args.json_out is not None:
         args.json_out.write_text(text)

@@ -129,7 +129,7 @@ def run(skip_slow: bool, tokens: int = 512, peer_tg: int = 256, check_timeout_s:
         results |= _stage("tuner", tuner.measure, tuner.KEYS)
         results |= _stage("arms", arms.measure, arms.KEYS)
         results |= _stage("cluster", cluster.measure, cluster.KEYS)
-        results |= _stage("models", models.measure, models.keys())
+        results |= _stage("models", lambda: models.measure(keep=keep_runs), models.keys())
     return results
 
 
@@ -154,7 +154,7 @@ def _run_only(only: frozenset[str], results: dict[str, Any], tokens: int, peer_t
         "pool_effect": (pool_effect.measure, (pool_effect.FRESH, pool_effect.WARM)),
         "tuner": (tuner.measure, tuner.KEYS), "arms": (arms.measure, arms.KEYS),
         "cluster": (cluster.measure, cluster.KEYS),
-        "models": (lambda: models.measure(model_names, model_parts), models.keys())}
+        "models": (lambda: models.measure(model_names, model_parts, keep=keep_runs), models.keys())}
     for name in STAGES:
         if name in only:
             fn, keys = stages[name]
@@ -173,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick-load", choices=("both", "alone", "only"), default="both",
                     help="with --only quick_check: the quick checks alone, under a CPU hog, or both (default)")
     ap.add_argument("--keep-runs", type=Path, metavar="DIR",
-                    help="copy each quick check's run folder (its evidence and logs/eta.jsonl) to DIR/run-N")
+                    help="copy each check's run folder (its evidence and logs/eta.jsonl) to DIR: the quick_check "
+                         "stage's to DIR/run-N, the models stage's to DIR/<model>-quick-N and DIR/<model>-full")
     ap.add_argument("--models", default=",".join(models.MODELS),
                     help="with --only models: which bundled models (default: both)")
     ap.add_argument("--model-parts", default=",".join(models.PARTS),
