@@ -5,7 +5,7 @@ skew gate withholds ENABLE from a left-skewed sample. But a sample's skewness is
 gain on symmetric or heavy-tailed prompts looks left-skewed by chance often enough (11% and 26% at a quick
 check's one ENABLE look, bench/sim_ab.py) to withhold it. A betting test does not assume a shape: it is valid
 for any distribution of d bounded below, so a sample whose gain it confirms may pass the skew gate however its
-skewness reads (reliability.md §2.5, skew gate item 1).
+skewness reads (docs/reliability.md §2.5, the skew gate).
 
 The test of H0: E[d] ≤ m (m = log(1 + δ)) bets on each pair in measurement order. The capital after n pairs is
 
@@ -27,15 +27,12 @@ from advisor.stats import FloatArray
 
 # Pairs before the first bet: the plug-in needs a mean and a spread to size it.
 _WARM_UP = 2
-# σ̂² floor, log units²: 1% per-prompt spread, below the 3% per-request noise of a quiet machine
-# (advisor/ab/simulation.py), so a lucky run of near-equal pairs cannot size a reckless bet.
-_VAR_FLOOR = 0.01**2
 
 
-def log_capital(d: FloatArray, log_margin: float, floor: float, cap: float) -> FloatArray:
+def log_capital(d: FloatArray, log_margin: float, floor: float, cap: float, min_sd: float) -> FloatArray:
     """log K_n of the betting test of E[d] ≤ `log_margin` for each row of `d` (shape (R, n), log speedups in
     measurement order); `floor` is the least d admitted (log units), `cap` the share of the largest safe bet
-    (0 < cap < 1). Rows with a d below `floor` get −inf."""
+    (0 < cap < 1), `min_sd` the least spread a bet is sized for (log units). Rows with a d below `floor` get −inf."""
     r, n = d.shape
     reach = log_margin - floor
     if reach <= 0:
@@ -48,7 +45,7 @@ def log_capital(d: FloatArray, log_margin: float, floor: float, cap: float) -> F
     for i in range(n):
         if i >= _WARM_UP:
             mean = total / i
-            var = np.maximum(squares / i - mean**2, _VAR_FLOOR)
+            var = np.maximum(squares / i - mean**2, min_sd**2)
             gain = mean - log_margin
             lam = np.clip(gain / (var + gain**2), 0.0, cap / reach)
             log_k += np.log1p(lam * (x[:, i] - log_margin))

@@ -188,7 +188,8 @@ def look_stats(off: FloatArray, on: FloatArray, on_first: BoolArray, policy: ABP
         outlier_pairs=outliers,
         outlier_free_mean_d=outlier_free,
         outlier_free_t=outlier_free_t,
-        bet_log_capital=log_capital(d, policy.log_margin, math.log(policy.bet_floor_ratio), policy.bet_cap),
+        bet_log_capital=log_capital(d, policy.log_margin, math.log(policy.bet_floor_ratio), policy.bet_cap,
+                                    policy.bet_min_sd),
     )
 
 

@@ -38,6 +38,7 @@ class ABPolicy:
     bet_alpha: float = 0.05  # level of the betting test that lets a left-skewed sample pass the skew gate
     bet_floor_ratio: float = 0.5  # the betting test admits no prompt slower than this speedup (ON ÷ OFF speed)
     bet_cap: float = 0.9  # share of the largest bet that keeps the capital positive at the floor
+    bet_min_sd: float = 0.01  # least per-prompt spread of d (log units) a bet is sized for
     outlier_z: float = 3.5  # modified z-score beyond which one arm's request is an outlier (Iglewicz–Hoaglin)
     near_tie_max_gap: float = 0.5  # nats between OFF's top two at a divergence: at most this is numerics
     output_band_edges: tuple[int, ...] = (256, 1024)  # tokens: the speedup is shown per output-length band

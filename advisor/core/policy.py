@@ -177,7 +177,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "ab.category_family_alpha": (0.0001, 0.5), "ab.early_divergence_share": (0.0, 1.0),
     "ab.near_tie_max_gap": (0.0, 20.0), "ab.max_drift": (0.0, 10.0), "ab.drift_alpha": (0.0001, 0.5),
     "ab.outlier_z": (1.0, 100.0), "ab.bet_alpha": (0.0001, 0.5), "ab.bet_floor_ratio": (0.01, 0.99),
-    "ab.bet_cap": (0.01, 0.99),
+    "ab.bet_cap": (0.01, 0.99), "ab.bet_min_sd": (0.0001, 1.0),
     "batch.break_even": (1.0, 2.0), "batch.ci_level": (0.5, 0.999),
     "canary.max_repeat_inflation": (1.0, 100.0), "baseline.max_cv_pct": (0.0, 1000.0),
     "bottleneck.memory_bound_mbu": (0.0, 1.0), "bottleneck.small_model_gb": (0.0, 10_000.0),

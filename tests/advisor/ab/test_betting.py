@@ -30,28 +30,28 @@ def test_at_the_margin_the_capital_reaches_the_bar_at_most_alpha_of_the_time_at_
     d = effects(kind, rng, (4000, 60), 1.0 + POLICY.margin, 0.15)
     best = np.full(d.shape[0], -np.inf)
     for n in range(3, 61):
-        best = np.maximum(best, log_capital(d[:, :n], POLICY.log_margin, FLOOR, POLICY.bet_cap))
+        best = np.maximum(best, log_capital(d[:, :n], POLICY.log_margin, FLOOR, POLICY.bet_cap, POLICY.bet_min_sd))
     assert (best >= PASS).mean() <= POLICY.bet_alpha + 0.01
 
 
 def test_a_clear_gain_grows_the_capital_past_the_bar_in_twenty_pairs() -> None:
     rng = np.random.default_rng(6)
     d = effects("normal", rng, (2000, 20), 1.28, 0.14)
-    assert (log_capital(d, POLICY.log_margin, FLOOR, POLICY.bet_cap) >= PASS).mean() > 0.95
+    assert (log_capital(d, POLICY.log_margin, FLOOR, POLICY.bet_cap, POLICY.bet_min_sd) >= PASS).mean() > 0.95
 
 
 def test_a_prompt_below_the_floor_puts_the_sample_outside_the_test() -> None:
     d = np.array([[0.3] * 19 + [math.log(0.4)]])  # one prompt 2.5× slower with speculation on
-    assert log_capital(d, POLICY.log_margin, FLOOR, POLICY.bet_cap)[0] == -math.inf
+    assert log_capital(d, POLICY.log_margin, FLOOR, POLICY.bet_cap, POLICY.bet_min_sd)[0] == -math.inf
 
 
 def test_no_bet_before_a_mean_and_a_spread_exist() -> None:
-    assert log_capital(np.array([[0.5, 0.5]]), POLICY.log_margin, FLOOR, POLICY.bet_cap)[0] == 0.0
+    assert log_capital(np.array([[0.5, 0.5]]), POLICY.log_margin, FLOOR, POLICY.bet_cap, POLICY.bet_min_sd)[0] == 0.0
 
 
 def test_a_floor_at_or_above_the_margin_is_refused() -> None:
     with pytest.raises(ValueError):
-        log_capital(np.zeros((1, 5)), 0.02, 0.02, 0.9)
+        log_capital(np.zeros((1, 5)), 0.02, 0.02, 0.9, 0.01)
 
 
 def test_clear_gains_that_read_left_skewed_by_chance_still_enable() -> None:
