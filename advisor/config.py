@@ -30,6 +30,10 @@ class Budget:
     batch_requests_per_slot: int
     ab_max_pairs: int
     warmup_requests: int = 2
+    # Tokens each warm-up request answers: a load's first requests page the weights in, allocate the compute
+    # buffers and start the threads, which a short answer does as well as a long one. A full answer (192 tokens)
+    # per warm-up cost the demo's full check ~45 s over the tuner's eleven restarts, none of it measured.
+    warmup_tokens: int = 16
     # Each baseline prompt is run this many times, in rounds: the spread of one prompt's repeats is the
     # run-to-run noise (different prompts decode at different speeds, so their spread is not noise).
     baseline_repeats: int = 2
@@ -65,11 +69,30 @@ class Budget:
 QUICK = Budget(max_tokens=64, baseline_prompts=4, acceptance_per_category=2, canary_repeats=5, canary_reruns=3,
                verify_repeats=3, verify_depth_tokens=256, batch_levels=(1, 2, 4), batch_requests_per_slot=1,
                ab_max_pairs=20, surface_points=((4, 2.5),), batch_rounds=3)
+# The full check's synthetic-acceptance surface, ordered so that every prefix spreads over draft lengths and
+# acceptance (a check sized down to fewer points keeps a prefix: advisor/run/budget.py); the first is the quick
+# check's one point. Each mean acceptance length is at most k + 1.
+SURFACE_SPREAD: tuple[tuple[int, float], ...] = (
+    (4, 2.5), (16, 4.0), (2, 1.5), (8, 2.5), (16, 1.5), (8, 4.0), (4, 1.5), (2, 2.5), (16, 2.5), (8, 1.5), (4, 4.0))
 FULL = Budget(max_tokens=192, baseline_prompts=12, acceptance_per_category=6, canary_repeats=10, canary_reruns=6,
               verify_repeats=7, verify_depth_tokens=1024, batch_levels=(1, 2, 4, 8), batch_requests_per_slot=2,
               ab_max_pairs=60, tune_methods=("ngram-simple", "ngram-map-k"), tune_probe_per_category=3,
-              surface_points=tuple((k, tau) for k in (2, 4, 8, 16) for tau in (1.5, 2.5, 4.0) if tau <= k + 1),
-              surface_requests=3, batch_rounds=5, ab_vs_default_pairs=20, tune_n_match=(12,), tune_p_min=(0.75,))
+              surface_points=SURFACE_SPREAD, surface_requests=3, batch_rounds=5, ab_vs_default_pairs=20,
+              tune_n_match=(12,), tune_p_min=(0.75,))
+
+# The sizes a full check may shrink to when its time budget (rules/policy.toml [budget]) cannot hold FULL's at
+# this machine's pace, largest first; the last rung of each is no smaller than the quick check, so a sized full
+# check never measures less than a quick one (the A/B keeps the first ENABLE look, 20 pairs, and a comparison
+# with the defaults at its first look, 10).
+# acceptance: (prompts per category, canary repeats, canary re-runs)
+ACCEPTANCE_RUNGS: tuple[tuple[int, int, int], ...] = ((6, 10, 6), (5, 8, 5), (4, 8, 4), (3, 6, 3), (2, 5, 3))
+# tuner: (probe prompts per category, synthetic-surface points: a prefix of SURFACE_SPREAD)
+TUNE_RUNGS: tuple[tuple[int, int], ...] = ((3, 11), (2, 11), (2, 7), (1, 7), (1, 4), (1, 2), (1, 1))
+# concurrency sweep: (levels, paired rounds per level, requests per slot per round)
+BATCH_RUNGS: tuple[tuple[tuple[int, ...], int, int], ...] = (
+    ((1, 2, 4, 8), 5, 2), ((1, 2, 4, 8), 4, 1), ((1, 2, 4, 8), 3, 1), ((1, 2, 4), 3, 1))
+# A/B: (pairs against OFF, at a planned look; pairs of the tuner's choice against the engine's defaults)
+AB_RUNGS: tuple[tuple[int, int], ...] = ((60, 20), (50, 20), (40, 20), (40, 10), (30, 10), (20, 10))
 
 
 @dataclass(frozen=True, slots=True)

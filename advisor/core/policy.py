@@ -132,6 +132,25 @@ class EtaPolicy:
 
 
 @dataclass(frozen=True, slots=True)
+class BudgetPolicy:
+    """A full check's time budget (s), each sized step's share of it (0..1), the cost of a concurrent wave
+    (an exponent) and when a step has run past its plan (× its planned seconds)."""
+
+    full_check_s: float
+    share_acceptance: float
+    share_tune: float
+    share_batch: float
+    share_ab: float
+    batch_wave_exponent: float
+    overrun_factor: float
+
+    def share(self, step: str) -> float | None:
+        """The share of `step` (None: a step that keeps its size)."""
+        value = getattr(self, f"share_{step}", None)
+        return float(value) if isinstance(value, int | float) else None
+
+
+@dataclass(frozen=True, slots=True)
 class Policy:
     """Every policy number, by table."""
 
@@ -148,6 +167,7 @@ class Policy:
     prediction: PredictionPolicy
     contention: ContentionPolicy
     eta: EtaPolicy
+    budget: BudgetPolicy
     source: str = ""
     notes: Mapping[str, str] = field(default_factory=dict)  # `table.key` → where the number comes from
 
@@ -164,7 +184,7 @@ _TABLES: dict[str, type] = {
     "batch": BatchPolicy, "canary": CanaryPolicy, "baseline": BaselinePolicy, "bottleneck": BottleneckPolicy,
     "preflight": PreflightPolicy, "acceptance": AcceptancePolicy, "reconcile": ReconcilePolicy,
     "tuner": TunerPolicy, "arms": ArmsPolicy, "prediction": PredictionPolicy, "contention": ContentionPolicy,
-    "eta": EtaPolicy,
+    "eta": EtaPolicy, "budget": BudgetPolicy,
 }
 # Physical ranges: an override outside them is a typo or a misunderstanding, never a policy.
 _RANGES: dict[str, tuple[float, float]] = {
@@ -192,6 +212,9 @@ _RANGES: dict[str, tuple[float, float]] = {
     "prediction.interval_level": (0.5, 0.99),
     "contention.slow_fraction": (0.01, 1.0), "contention.consecutive": (1, 1000),
     "eta.demo_unit_s": (0.01, 3600.0),
+    "budget.full_check_s": (60.0, 86_400.0), "budget.share_acceptance": (0.01, 1.0),
+    "budget.share_tune": (0.0, 1.0), "budget.share_batch": (0.01, 1.0), "budget.share_ab": (0.01, 1.0),
+    "budget.batch_wave_exponent": (0.0, 1.0), "budget.overrun_factor": (1.0, 100.0),
 }
 
 
@@ -273,6 +296,9 @@ def _build(values: Mapping[str, Any], source: str) -> Policy:
         tables = {name: cls(**values[name]) for name, cls in _TABLES.items()}
     except (TypeError, ValueError) as exc:
         raise PolicyError(f"{source}: {exc}") from exc
+    shares = sum(v for k, v in values["budget"].items() if k.startswith("share_"))
+    if shares > 1.0 + 1e-9:
+        raise PolicyError(f"{source}: the budget's step shares add up to {shares:g}, more than the whole check (1)")
     return Policy(ab=ab_policy, source=source, **tables)
 
 

@@ -26,6 +26,7 @@ from advisor.evidence.steps import (
     PreflightEvidence,
     VerifyEvidence,
 )
+from advisor.evidence.time_plan import TimePlan
 from advisor.evidence.tuner import TuneEvidence, TunerSummary
 from advisor.evidence.warnings import StepWarning
 from advisor.text.message import Message
@@ -196,6 +197,7 @@ class Evidence:
     telemetry: SamplerSummary | None = None
     reconciliation: Reconciliation | None = None
     tuner: TunerSummary | None = None    # the tuner's choice beside the A/B that measured it
+    time_plan: TimePlan | None = None  # each step's seconds at the baseline's pace; a full check sized to its budget
     cluster: ClusterRecord | None = None  # `check --llmkube`: the InferenceServices measured and every rollout
     # Prompt texts by id, only when the user asked to keep them (`check --keep-prompts`): they may be private.
     prompts: Mapping[str, str] = field(default_factory=dict)

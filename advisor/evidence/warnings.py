@@ -22,6 +22,7 @@ class WarningCode(StrEnum):
     GUARD_GPU_VRAM_FREE = "guard-gpu-vram-free"
     GUARD_HOST_LOAD = "guard-host-load"
     CONTENDED = "contended"  # speculation-off decode fell far below the baseline mid-check (advisor/run/contention.py)
+    STEP_OVERRUN = "step-overrun"  # a step ran far past its planned seconds (advisor/run/overrun.py)
     GUARD_POWER = "guard-power"
     GUARD_SPEC_OFF = "guard-spec-off"
     GUARD_SPEC_ON = "guard-spec-on"

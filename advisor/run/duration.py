@@ -22,6 +22,7 @@ from advisor.core.policy import Policy
 from advisor.errors import UserError
 from advisor.history.schema import StoreError, default_db_path
 from advisor.history.store import RunStore
+from advisor.run.budget import sizable
 from advisor.run.eta import clock_text, planned_restarts, planned_units
 from advisor.steps.plan import plan_workload
 from advisor.steps.tune_plan import plan_tune
@@ -101,7 +102,10 @@ def plan_duration(config: CheckConfig, policy: Policy, dialect: FlagDialect | No
         return PlannedDuration(units, loads, units * pace[0], "history", pace[1])
     demo = config.mode == "managed" and config.model is None and config.llama_server is None
     if demo:
-        return PlannedDuration(units, loads, units * policy.eta.demo_unit_s, "demo")
+        seconds = units * policy.eta.demo_unit_s
+        if sizable(config):  # a full check sizes its steps to the budget once the baseline has timed the machine
+            seconds = min(seconds, policy.budget.full_check_s)
+        return PlannedDuration(units, loads, seconds, "demo")
     return PlannedDuration(units, loads, None, "none")
 
 

@@ -59,13 +59,15 @@ def _tokens(prompt: PromptLike) -> float:
     return len(prompt.text) / CHARS_PER_TOKEN
 
 
-def planned_work(config: CheckConfig, plan: WorkloadPlan,
-                 tune: TunePlan | None = None) -> dict[str, tuple[UnitWork, ...]]:
+def planned_work(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None, *,
+                 wave_exponent: float = 1.0) -> dict[str, tuple[UnitWork, ...]]:
     """What each planned unit of a request step sends, in the order the step finishes them: one request per
-    baseline or acceptance prompt and canary repeat, two per canary re-run and A/B pair, a concurrency level's
-    rounds × both arms × its concurrent requests, the tuner's from `tune` — each with its prompts' tokens. So a
-    sweep level of 24 requests is not paced like one prompt, nor a long prompt like a short one. The verify
-    step's rounds are forwards of a few tokens, not requests: they have no entry and keep their own pace."""
+    baseline or acceptance prompt and canary repeat, two per canary re-run and A/B pair, the tuner's from
+    `tune` — each with its prompts' tokens. A concurrency level of c runs rounds × both arms × requests per slot
+    waves of c requests at once; a wave costs c^`wave_exponent` requests' time (policy.budget.batch_wave_exponent:
+    0 memory-bound, 1 compute-bound), its prompts' tokens all of theirs. So a sweep level of 24 requests is not
+    paced like one prompt, nor like 24 in a row, nor a long prompt like a short one. The verify step's rounds
+    are forwards of a few tokens, not requests: they have no entry and keep their own pace."""
     budget = config.budget
     pool = list(plan.acceptance) or list(plan.baseline)
     mean = sum(_tokens(p) for p in pool) / len(pool) if pool else 0.0
@@ -78,7 +80,7 @@ def planned_work(config: CheckConfig, plan: WorkloadPlan,
         "acceptance": (tuple(UnitWork(1.0, _tokens(p)) for p in plan.acceptance)
                        + (UnitWork(1.0, _tokens(plan.canary)),) + (UnitWork(1.0),) * (budget.canary_repeats - 1)
                        + tuple(UnitWork(2.0, _tokens(p)) for p in reruns)),
-        "batch": tuple(UnitWork(float(per_level * c), per_level * c * mean) for c in budget.batch_levels),
+        "batch": tuple(UnitWork(per_level * c ** wave_exponent, per_level * c * mean) for c in budget.batch_levels),
         "ab": tuple(UnitWork(2.0, 2 * _tokens(p)) for p in (*plan.ab[:pairs], *plan.ab[:vs_default])),
         "tune": tuple(UnitWork(w, w * mean) for w in tune.weights) if tune is not None else (),
     }
@@ -118,6 +120,11 @@ def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, b
 SERIAL_STEPS = frozenset({"baseline", "acceptance", "ab", "tune"})
 REQUEST_STEPS = SERIAL_STEPS | {"batch"}
 MIN_FIT_UNITS = 4  # fewer serial units than this: one pace per request, prompt sizes not yet separable
+# Units at the model's pace the running step's scale starts from: one slow unit (an A/B pair whose replies differ
+# and are replayed, a page fault) moves the clock only once a second one agrees; a machine that stays slow
+# moves it within three units. With one, the demo's second A/B pair (8 s of a usual 4.5 s) threw the clock
+# 40 % off for a pair.
+SCALE_PRIOR_UNITS = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +186,7 @@ class EtaTracker:
     """A subscriber that keeps the estimate; `estimate()` may be called at any time (the window: each second).
 
     Units cost what the pace model fitted on the steps before predicts for their work (`fit_pace`); the
-    running step's units are scaled by the median of its own units' ratios to the model beside one at the
+    running step's units are scaled by the median of its own units' ratios to the model beside two at the
     model's pace (`_step_scale`), so that one spike does not set the whole step. A step's first unit carries
     its warm-up and cold caches, and a step may end with work after its last unit: each step still to start
     adds the mean first-unit excess seen (`_start_excess`), each not yet ended the mean tail."""
@@ -271,12 +278,12 @@ class EtaTracker:
         return lambda work: mean
 
     def _step_scale(self, step: str, predict: Callable[[UnitWork], float]) -> float:
-        """How much slower than the model the running step's units are: the median of their ratios beside one
-        at the model's pace (a single slow unit, a spike on a shared machine, moves it little; a machine that
-        stays slow moves it within a few units). The step's first unit carries its warm-up (`_start_excess`),
-        not its pace."""
+        """How much slower than the model the running step's units are: the median of their ratios beside
+        `SCALE_PRIOR_UNITS` at the model's pace (a single slow unit, a spike on a shared machine, does not move
+        it; a machine that stays slow moves it within a few units). The step's first unit carries its warm-up
+        (`_start_excess`), not its pace."""
         own = [u for u in self.finished if u.step == step and not u.first and predict(u.work) > 0]
-        return statistics.median([1.0, *(u.took_s / predict(u.work) for u in own)])
+        return statistics.median([*(1.0,) * SCALE_PRIOR_UNITS, *(u.took_s / predict(u.work) for u in own)])
 
     def _start_excess(self, pace: Pace | None) -> float:
         """Seconds a request step's first unit took beyond the model (its warm-up, a cold cache), on average

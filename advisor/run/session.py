@@ -31,9 +31,11 @@ from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecord, WorkloadSummary
 from advisor.evidence.status import SessionStatus
+from advisor.evidence.steps import BaselineEvidence
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
+from advisor.run.budget import BaselinePace, MachinePace, pace_from_baseline, plan_only, sizable, size_check
 from advisor.run.contention import ContentionWatch
 from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
@@ -45,11 +47,12 @@ from advisor.run.launch import attach, resolve_model, start_managed
 from advisor.run.lock import CheckLock
 from advisor.run.model_identity import describe as model_describe
 from advisor.run.model_identity import fingerprint, from_record, same_model, served, to_record
+from advisor.run.overrun import OverrunWatch
 from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
 from advisor.steps.base import Step, StepContext
 from advisor.steps.plan import WorkloadPlan, plan_workload
 from advisor.steps.registry import steps_for
-from advisor.steps.tune_plan import plan_tune
+from advisor.steps.tune_plan import TunePlan, plan_tune
 from advisor.text import TABLES, text
 from advisor.text.message import Message, as_message, joined, msg, render
 from advisor.tune.summary import tuner_summary
@@ -324,20 +327,58 @@ class Session:
                                  n_ctx=n_ctx, room=over.room, answer=answer),
                             hint=text(self.lang, "guard.prompts_too_long_hint"))
 
-    def _planned(self, arms: Arms, plan: WorkloadPlan) -> RunPlanned:
-        """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds;
-        from here on every restart is sent as it happens."""
-        managed = any(a is not None and a.managed for a in (arms.off, arms.on))
+    def _planned(self, arms: Arms, plan: WorkloadPlan, *, replanned: bool = False) -> RunPlanned:
+        """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds
+        (not again when `replanned`: the clock has counted the loads so far); from here on every restart is sent
+        as it happens."""
+        managed = _managed(arms)
         tune = plan_tune(self.config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap())
         units = planned_units(self.config, plan, tune)
-        work = planned_work(self.config, plan, tune)
+        work = planned_work(self.config, plan, tune, wave_exponent=self.policy.budget.batch_wave_exponent)
         if not managed:
             return RunPlanned(units, work=work)
         arms.listener = lambda r: self.emit(ServerRestarted(r.before, r.seconds))
         loads = [s.load_s for s in arms.spans]
         restarts = planned_restarts(self.config, plan, single=arms.single,
                                     block_pairs=self.policy.arms.single_block_pairs, tune=tune)
-        return RunPlanned(units, restarts, sum(loads) / len(loads) if loads else None, work)
+        load_s = None if replanned or not loads else sum(loads) / len(loads)
+        return RunPlanned(units, restarts, load_s, work)
+
+    def _plan_time(self, ctx: StepContext, request_s: float | None = None) -> None:
+        """Each later step's seconds at the pace the baseline measured (advisor/run/budget.py): `request_s` from
+        its first round, else its evidence at its end; a full check's steps sized to fit its time budget, the
+        clock told the new plan. Once per check; nothing changes when the baseline timed nothing."""
+        if self.evidence.time_plan is not None:
+            return
+        loads = [s.load_s for s in ctx.arms.spans if s.load_s]
+        if request_s is not None:
+            pace: MachinePace | None = MachinePace(request_s, sum(loads) / len(loads) if loads else 0.0)
+        else:
+            baseline = ctx.prior.get("baseline")
+            pace = pace_from_baseline(baseline if isinstance(baseline, BaselineEvidence) else None, loads)
+        if pace is None:
+            return
+        arms, managed = ctx.arms, _managed(ctx.arms)
+
+        def tune_for(config: CheckConfig, plan: WorkloadPlan) -> TunePlan:
+            return plan_tune(config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap())
+
+        block = self.policy.arms.single_block_pairs
+        if not sizable(self.config):
+            time_plan = plan_only(self.config, ctx.workload, self.policy.budget, pace, tune_for,
+                                  single=arms.single, block_pairs=block)
+            self.evidence = replace(self.evidence, time_plan=time_plan)
+            return
+        sized = size_check(self.config, ctx.workload, self.policy.budget, pace, tune_for,
+                           single=arms.single, block_pairs=block)
+        self.config = ctx.config = sized.config
+        ctx.workload = sized.plan
+        workload = self.evidence.workload
+        if workload is not None:
+            workload = replace(workload, acceptance=tuple(p.id for p in sized.plan.acceptance))
+        self.evidence = replace(self.evidence, config=ConfigRecord.of(sized.config), workload=workload,
+                                time_plan=sized.time_plan)
+        self.emit(self._planned(arms, sized.plan, replanned=True))
 
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:
@@ -372,6 +413,8 @@ class Session:
                                 warnings=tuple(StepWarning(w.code, w.message) for w in done.warnings),
                                 evidence=done.evidence)
             self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
+            if step.id == "baseline" and done.status == "done":
+                self._plan_time(ctx)
             self._record_servers(ctx.arms)
             self.save()
             if self.failure is not None:
@@ -407,13 +450,25 @@ class Session:
         gen = step.run(ctx)
         baseline = ctx.prior.get("baseline")
         watch = ContentionWatch(ctx.policy.contention, getattr(baseline, "decode_tok_s", None))
+        plan = self.evidence.time_plan
+        overrun = OverrunWatch(step.id, plan.steps.get(step.id) if plan is not None else None,
+                               ctx.policy.budget.overrun_factor)
+        pace = BaselinePace(len(ctx.workload.baseline)) if step.id == "baseline" else None
         try:
             for event in gen:
                 if isinstance(event, StepDone):
-                    # a busy machine noticed mid-step is part of the step's evidence, beside its own warnings
-                    return replace(event, warnings=(*event.warnings, watch.warned)) if watch.warned else event
-                if (busy := watch.observe(event)) is not None:
-                    self.emit(busy)
+                    # a busy machine or a step far past its plan, noticed mid-step, is part of the step's
+                    # evidence, beside its own warnings
+                    late = overrun.warned or overrun.observe(event)
+                    noticed = tuple(w for w in (watch.warned, late) if w is not None)
+                    return replace(event, warnings=(*event.warnings, *noticed)) if noticed else event
+                for warning in (watch.observe(event), overrun.observe(event)):
+                    if warning is not None:
+                        self.emit(warning)
+                if pace is not None and (request_s := pace.observe(event)) is not None:
+                    self.emit(event)  # the unit that completed the round, before the plan it sets
+                    self._plan_time(ctx, request_s)
+                    continue
                 # Steps check the cancel flag at each unit and end `aborted` with what they measured, so the
                 # generator is drained rather than closed: closing would lose the partial evidence.
                 self.emit(event)
@@ -461,6 +516,11 @@ class Session:
 
 def _message(exc: UserError) -> str:
     return f"{exc}" + (f"\n{exc.hint}" if exc.hint else "")
+
+
+def _managed(arms: Arms) -> bool:
+    """Whether this check started the servers itself (so it can restart them)."""
+    return any(a is not None and a.managed for a in (arms.off, arms.on))
 
 
 def _engine_info(arms: Arms) -> EngineInfo | None:

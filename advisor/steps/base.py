@@ -109,7 +109,8 @@ class StepContext:
         """Warm a server with out-of-set prompts only (nothing a measured phase will send)."""
         budget, cfg = self.config.budget, self.config
         for warm in self.workload.warmup[: budget.warmup_requests]:
-            adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
+            adapter.complete(warm.text, max_tokens=min(budget.warmup_tokens, budget.max_tokens), seed=cfg.seed,
+                             temperature=cfg.temperature)
 
     def resumed(self, key: str, cls: type[U]) -> U | None:
         """The unit `key` measured before a restart, as `cls`; None when there is none (or it is unreadable,

@@ -33,7 +33,8 @@ class BaselineStep:
         for i, warm in enumerate(ctx.workload.warmup[: budget.warmup_requests]):
             yield Progress.unit(self.id, 0, len(ctx.workload.baseline) * budget.baseline_repeats, "warmup",
                                 n=i + 1)
-            adapter.complete(warm.text, max_tokens=budget.max_tokens, seed=cfg.seed, temperature=cfg.temperature)
+            adapter.complete(warm.text, max_tokens=min(budget.warmup_tokens, budget.max_tokens), seed=cfg.seed,
+                             temperature=cfg.temperature)
         records: list[RequestRecord] = []
         prompts = ctx.workload.baseline
         total = len(prompts) * budget.baseline_repeats

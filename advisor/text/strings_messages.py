@@ -21,6 +21,11 @@ EN: dict[str, str] = {
         "the machine is busy: decode with speculation off ran at {tok:.1f} tok/s for {n} requests in a row, under "
         "{fraction:.0%} of the baseline's {base:.1f} tok/s; another program is taking the cores or the GPU. Pause "
         "it, or stop the check (Ctrl-C) and resume it later with check --resume"),
+    "warn.step_overrun": (
+        "this step has run {took} against the {planned} it was planned for at the baseline's pace ({done} of "
+        "{total} units done, waiting on unit {next}): the machine is slower than when the check started, likely "
+        "busy with other work. What is measured is kept; pause the other work, or stop the check (Ctrl-C) and "
+        "resume it later with check --resume"),
     "warn.engine_threads": (
         "other work used {busy:.1f} of {cores} cores when the servers started, so they run with {threads} thread(s) "
         "(-t {threads}): a llama.cpp thread that shares a core with other work holds every other thread back; pass "
@@ -166,6 +171,11 @@ ZH: dict[str, str] = {
     "warn.contended": (
         "机器正忙：关闭推测时的解码速度连续 {n} 个请求只有 {tok:.1f} tok/s，低于基线 {base:.1f} tok/s 的 "
         "{fraction:.0%}；有其他程序在占用 CPU 核心或 GPU。请暂停它，或停止检查（Ctrl-C），稍后用 check --resume 继续"),
+    "warn.step_overrun": (
+        "此步骤已运行 {took}，而按基线速度计划的时间是 {planned}"
+        "（已完成 {done}/{total} 个单元，正在等待第 {next} 个）：机器比检查开始时慢，可能正忙于其他工作。"
+        "已测得的数据会保留；请暂停其他工作，或停止检查（Ctrl-C），"
+        "稍后用 check --resume 继续"),
     "warn.engine_threads": (
         "服务器启动时其他工作占用了 {cores} 个核心中的 {busy:.1f} 个，"
         "所以服务器只用 {threads} 个线程运行（-t {threads}）："

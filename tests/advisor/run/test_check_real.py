@@ -52,6 +52,11 @@ def test_quick_check_runs_every_step_and_flags_the_trap(demo_model: Path, llama_
     assert {r["arm"] for r in samples} == {"off", "on"}
     assert all(r["ttft_ms"] > 0 and r["tok_s"] > 0 for r in samples)
     assert printed["schema_version"] == 1
+    # a quick check keeps its sizes; its steps' seconds are still planned at the baseline's pace (for a step
+    # that runs far past them to say so)
+    plan = evidence["time_plan"]
+    assert plan["target_s"] is None and plan["request_s"] > 0
+    assert set(plan["steps"]) == {"acceptance", "tune", "batch", "ab"}
 
 
 def _ab_config(tmp_path: Path, **changes: Any) -> CheckConfig:

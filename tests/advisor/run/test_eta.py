@@ -223,9 +223,9 @@ def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
     clock.now += 12.0  # the first level ran at 2 s per request: a first unit carries the step's warm-up
     eta(Progress("batch", 1, 3))
     assert eta.estimate().remaining_s == pytest.approx(36.0)
-    clock.now += 24.0  # so does the second: beside one unit at the model's pace, halfway
+    clock.now += 24.0  # so does the second: one slow unit beside two at the model's pace moves nothing yet
     eta(Progress("batch", 2, 3))
-    assert eta.estimate().remaining_s == pytest.approx(24.0 * 1.5)
+    assert eta.estimate().remaining_s == pytest.approx(24.0)
 
 
 def test_one_slow_unit_moves_the_step_little_a_slow_machine_within_a_few_units() -> None:
@@ -282,6 +282,31 @@ def test_the_work_counts_requests_and_prompt_tokens_per_unit() -> None:
     lengths = [w.prompt_tokens for w in work["ab"]]
     assert min(lengths) > 0 and max(lengths) > 2 * min(lengths)  # the bundled prompts differ in size
     assert "verify" not in work  # rounds of forwards keep their own pace
+    # a wave of c concurrent requests costs c^exponent requests' time; its prompts' tokens are all of theirs
+    waves = planned_work(config, plan, wave_exponent=0.5)["batch"]
+    assert [w.requests for w in waves] == pytest.approx([per_level * c ** 0.5 for c in QUICK.batch_levels])
+    assert [w.prompt_tokens for w in waves] == pytest.approx([w.prompt_tokens for w in work["batch"]])
+
+
+def test_a_second_plan_after_the_baseline_replaces_the_steps_to_come() -> None:
+    """A full check sized after its baseline tells the clock again: the steps still to run take the new sizes,
+    the done baseline keeps its units, and the loads already counted are not counted twice."""
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 60}, {"ab": 1}, 2.0,
+                   {"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 60}))
+    eta(StepStarted("baseline", "baseline", 1, 2))
+    for i in range(4):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, 4))
+    eta(StepDone("baseline", "done"))
+    full = eta.estimate().remaining_s
+    eta(RunPlanned({"baseline": 4, "ab": 20}, {"ab": 1}, None,
+                   {"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 20}))
+    sized = eta.estimate()
+    assert full is not None and sized.remaining_s is not None and sized.planned == 24
+    assert full - sized.remaining_s == pytest.approx(40 * 2.0)  # 40 pairs fewer at 2 s a pair
+    assert eta._loads == [2.0]
 
 
 def test_the_comparison_with_the_defaults_counts_on_after_the_pairs() -> None:

@@ -1,0 +1,62 @@
+"""A full check on the real demo engine sizes its later steps after the baseline: the acceptance step measures
+exactly the sized prompts, the clock is told the new plan, and the evidence keeps the time plan and the sizes.
+
+The full budget is shrunk for the suite (fewer, shorter baseline requests) and the time budget set so small that
+the acceptance step must take its smallest rung: what is checked is the wiring from the measured pace to what
+the steps run, on a real engine; the sizes themselves are tested in test_budget.py."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import advisor.config
+import advisor.run.budget
+from advisor.config import ACCEPTANCE_RUNGS, CheckConfig
+from advisor.decide.rules import load_rules
+from advisor.events import Event, Progress, RunPlanned
+from advisor.run.session import Session
+
+pytestmark = pytest.mark.engine
+
+SMALL_FULL = dataclasses.replace(advisor.config.FULL, max_tokens=32, baseline_prompts=3, warmup_requests=1)
+
+
+def test_a_full_check_is_sized_after_its_baseline(demo_model: Path, llama_binary: Any, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(advisor.config, "FULL", SMALL_FULL)
+    monkeypatch.setattr(advisor.run.budget, "FULL", SMALL_FULL)
+    rules = load_rules(overrides=False)
+    tight = dataclasses.replace(rules.policy.budget, full_check_s=60.0)
+    rules = dataclasses.replace(rules, policy=dataclasses.replace(rules.policy, budget=tight))
+    events: list[Event] = []
+    config = CheckConfig(quick=False, steps=("baseline", "acceptance"), out_dir=tmp_path / "run")
+    done = Session(config, subscribers=[events.append], rules=rules).run()
+    assert done.status == "complete", done.message
+    evidence = json.loads((tmp_path / "run" / "evidence.json").read_text())
+
+    per_category, repeats, _reruns = ACCEPTANCE_RUNGS[-1]  # 0.17 × 60 s holds no more than the smallest rung
+    plan = evidence["time_plan"]
+    assert plan["target_s"] == 60.0 and plan["request_s"] > 0 and plan["steps"]["acceptance"] > 0
+    assert evidence["config"]["budget"]["acceptance_per_category"] == per_category
+    assert evidence["config"]["budget"]["canary_repeats"] == repeats
+    kept = evidence["workload"]["acceptance"]
+    acceptance = evidence["steps"]["acceptance"]["evidence"]
+    assert {s["prompt_id"] for s in acceptance["samples"]} <= set(kept)
+    assert len(acceptance["canary"]["repeats"]) == repeats
+    categories = len(acceptance["per_category"])
+    assert len(kept) == per_category * categories
+
+    # the clock was told twice: the full sizes at the start, the sized plan once the baseline had run
+    plans = [e for e in events if isinstance(e, RunPlanned)]
+    assert len(plans) == 2 and plans[1].load_s is None
+    assert plans[1].units["acceptance"] < plans[0].units["acceptance"]
+    reported = max(e.total for e in events if isinstance(e, Progress) and e.step == "acceptance")
+    assert plans[1].units["acceptance"] >= reported
+    # the ETA's own log has both
+    log = [json.loads(line) for line in (tmp_path / "run" / "logs" / "eta.jsonl").read_text().splitlines()]
+    assert sum(1 for line in log if line.get("event") == "RunPlanned") == 2
