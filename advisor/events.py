@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from advisor.evidence.status import StepStatus
+from advisor.evidence.time_plan import TimePlan
 from advisor.evidence.warnings import WarningCode
 from advisor.text.message import Message
 
@@ -114,5 +115,15 @@ class StepDone:
     warnings: tuple[QualityWarning, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class CheckSized:
+    """A full check's later steps sized to its time budget once the baseline timed a request
+    (advisor/run/budget.py): the plan, and the A/B's planned looks at its sized pair limit."""
+
+    plan: TimePlan
+    ab_looks: tuple[int, ...]
+
+
 # what a step emits; the session's last event, SessionDone, carries the verdict (advisor/run/done.py)
-Event = RunPlanned | ServerRestarted | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone
+Event = (RunPlanned | ServerRestarted | StepStarted | Sample | Progress | QualityWarning | UnitDone | StepDone
+         | CheckSized)

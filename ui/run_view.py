@@ -7,7 +7,7 @@ from dataclasses import replace
 from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
-from advisor.events import Progress, QualityWarning, StepDone, StepStarted
+from advisor.events import CheckSized, Progress, QualityWarning, StepDone, StepStarted
 from advisor.evidence.schema import Evidence
 from advisor.report.strings import progress_text, step_warning
 from advisor.run.done import SessionDone, SessionEvent
@@ -100,6 +100,8 @@ class RunView(QWidget):
             self.steps.progress(event.step, event.done, event.total, progress_text(language(), event))
         elif isinstance(event, QualityWarning):
             self._add_warning(event.message)
+        elif isinstance(event, CheckSized):  # the A/B's looks at its sized pair limit
+            self.charts.ab.set_looks(list(event.ab_looks))
         elif isinstance(event, StepDone):
             self.steps.finish(event.step, event.status, event.elapsed_s, _reason_text(event.reason))
         self.charts.handle(event)

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import functools
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
-from advisor.events import Progress, QualityWarning, StepDone, StepStarted
+from advisor.events import CheckSized, Progress, QualityWarning, StepDone, StepStarted
+from advisor.evidence.time_plan import TimePlan
 from advisor.report.strings import TABLES, progress_text, step_warning, text
 from advisor.run.done import SessionDone, SessionEvent
-from advisor.run.eta import EtaTracker, estimate_line
+from advisor.run.eta import EtaTracker, clock_text, estimate_line
 from advisor.termsafe import CLEAR_LINE, terminal_safe, write_control
 
 
@@ -45,6 +47,8 @@ class ProgressPrinter:
             self.stream.flush()
         elif isinstance(event, QualityWarning):
             self._line(f"      ! {step_warning(self.lang, event.message)}")
+        elif isinstance(event, CheckSized):
+            self._line(f"      {sized_line(event.plan, self._text)}")
         elif isinstance(event, StepDone):
             tail = f" — {step_warning(self.lang, event.reason)}" if event.reason else ""
             status = self._text(f"status.{event.status}")
@@ -56,3 +60,14 @@ class ProgressPrinter:
             write_control(self.stream, CLEAR_LINE)
         self.stream.write(terminal_safe(text) + "\n")  # names and warnings may come from the engine
         self.stream.flush()
+
+
+def sized_line(plan: TimePlan, text: Callable[..., str]) -> str:
+    """`sized to fit 9:00 at 2.0 s a request: Draft acceptance 1:20 · Tuner 1:42 · …`, and the steps whose
+    smallest size still runs past their share."""
+    steps = " · ".join(f"{text(f'step.{step}')} {clock_text(seconds)}" for step, seconds in plan.steps.items())
+    line = text("progress.sized", target=clock_text(plan.target_s or plan.planned_s), request_s=plan.request_s,
+                steps=steps)
+    if plan.over_share:
+        line += text("progress.sized_over", steps=", ".join(text(f"step.{s}") for s in plan.over_share))
+    return line

@@ -26,7 +26,7 @@ from advisor.decide.rules import RuleSet, load_rules
 from advisor.decide.verdict import Verdict
 from advisor.decide.verdict_json import saved_verdict
 from advisor.errors import UserError
-from advisor.events import RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.events import CheckSized, RunPlanned, ServerRestarted, StepDone, StepStarted
 from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecord, WorkloadSummary
@@ -49,6 +49,7 @@ from advisor.run.model_identity import describe as model_describe
 from advisor.run.model_identity import fingerprint, from_record, same_model, served, to_record
 from advisor.run.overrun import OverrunWatch
 from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
+from advisor.steps.ab import policy_for
 from advisor.steps.base import Step, StepContext
 from advisor.steps.plan import WorkloadPlan, plan_workload
 from advisor.steps.registry import steps_for
@@ -379,6 +380,7 @@ class Session:
         self.evidence = replace(self.evidence, config=ConfigRecord.of(sized.config), workload=workload,
                                 time_plan=sized.time_plan)
         self.emit(self._planned(arms, sized.plan, replanned=True))
+        self.emit(CheckSized(sized.time_plan, policy_for(self.policy.ab, sized.config.ab_pair_limit).looks))
 
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:

@@ -130,6 +130,9 @@ EN: dict[str, str] = {
     "plan.demo": "about {clock} ({size}; the demo model's pace on a 2-core machine, yours may differ)",
     "plan.unknown": "{size}; how long each takes is known after the first request",
     "plan.first_line": "Plan: {kind} check, {duration}",
+    "progress.sized": "sized to fit {target} at {request_s:.1f} s a request: {steps}",
+    "progress.sized_over": "; past their share even at their smallest size: {steps} (a slow model: the check runs "
+                           "longer rather than measure less than a quick check)",
     "plan.kind.quick": "quick",
     "plan.kind.full": "full",
     "history.no_gpu": "none",
@@ -287,6 +290,9 @@ ZH: dict[str, str] = {
     "plan.demo": "约 {clock}（{size}；按演示模型在双核机器上的速度，你的机器可能不同）",
     "plan.unknown": "{size}；每个单元多久要在第一个请求之后才知道",
     "plan.first_line": "计划：{kind}检查，{duration}",
+    "progress.sized": "已按 {target} 规划（每个请求 {request_s:.1f} 秒）：{steps}",
+    "progress.sized_over": ("；即使取最小规模仍超出份额的步骤：{steps}"
+                            "（模型较慢：检查会更久，而不会比快速检查测得更少）"),
     "plan.kind.quick": "快速",
     "plan.kind.full": "完整",
     "history.no_gpu": "无",

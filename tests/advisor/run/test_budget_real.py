@@ -18,7 +18,7 @@ import advisor.config
 import advisor.run.budget
 from advisor.config import ACCEPTANCE_RUNGS, CheckConfig
 from advisor.decide.rules import load_rules
-from advisor.events import Event, Progress, RunPlanned
+from advisor.events import CheckSized, Event, Progress, RunPlanned
 from advisor.run.session import Session
 
 pytestmark = pytest.mark.engine
@@ -57,6 +57,10 @@ def test_a_full_check_is_sized_after_its_baseline(demo_model: Path, llama_binary
     assert plans[1].units["acceptance"] < plans[0].units["acceptance"]
     reported = max(e.total for e in events if isinstance(e, Progress) and e.step == "acceptance")
     assert plans[1].units["acceptance"] >= reported
+    # and the printer and the window were told the sizes (the A/B chart its looks at the sized pair limit)
+    sized = [e for e in events if isinstance(e, CheckSized)]
+    assert len(sized) == 1 and sized[0].plan.target_s == 60.0
+    assert sized[0].ab_looks and max(sized[0].ab_looks) <= evidence["config"]["budget"]["ab_max_pairs"]
     # the ETA's own log has both
     log = [json.loads(line) for line in (tmp_path / "run" / "logs" / "eta.jsonl").read_text().splitlines()]
     assert sum(1 for line in log if line.get("event") == "RunPlanned") == 2
