@@ -125,6 +125,9 @@ MIN_FIT_UNITS = 4  # fewer serial units than this: one pace per request, prompt 
 # moves it within three units. With one, the demo's second A/B pair (8 s of a usual 4.5 s) threw the clock
 # 40 % off for a pair.
 SCALE_PRIOR_UNITS = 2
+# Only the running step's latest units set its scale: a step whose first units ran slow (the demo's A/B, 5 s a
+# pair for its first four, then 4) is paced by how it runs now (over all its units the clock stayed 24 % long).
+SCALE_RECENT_UNITS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,11 +282,13 @@ class EtaTracker:
 
     def _step_scale(self, step: str, predict: Callable[[UnitWork], float]) -> float:
         """How much slower than the model the running step's units are: the median of their ratios beside
-        `SCALE_PRIOR_UNITS` at the model's pace (a single slow unit, a spike on a shared machine, does not move
-        it; a machine that stays slow moves it within a few units). The step's first unit carries its warm-up
+        `SCALE_PRIOR_UNITS` at the model's pace, over its latest `SCALE_RECENT_UNITS` (a single slow unit, a
+        spike on a shared machine, does not move it; a machine that stays slow, or speeds up again, moves it
+        within a few units). The step's first unit carries its warm-up
         (`_start_excess`), not its pace."""
         own = [u for u in self.finished if u.step == step and not u.first and predict(u.work) > 0]
-        return statistics.median([*(1.0,) * SCALE_PRIOR_UNITS, *(u.took_s / predict(u.work) for u in own)])
+        recent = own[-SCALE_RECENT_UNITS:]
+        return statistics.median([*(1.0,) * SCALE_PRIOR_UNITS, *(u.took_s / predict(u.work) for u in recent)])
 
     def _start_excess(self, pace: Pace | None) -> float:
         """Seconds a request step's first unit took beyond the model (its warm-up, a cold cache), on average

@@ -31,7 +31,7 @@ from advisor.evidence.codec import encode
 from advisor.evidence.io import save_evidence
 from advisor.evidence.schema import ConfigRecord, Evidence, ModelFile, StepRecord, WorkloadSummary
 from advisor.evidence.status import SessionStatus
-from advisor.evidence.steps import BaselineEvidence
+from advisor.evidence.steps import BaselineEvidence, VerifyEvidence
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
@@ -328,12 +328,13 @@ class Session:
                                  n_ctx=n_ctx, room=over.room, answer=answer),
                             hint=text(self.lang, "guard.prompts_too_long_hint"))
 
-    def _planned(self, arms: Arms, plan: WorkloadPlan, *, replanned: bool = False) -> RunPlanned:
+    def _planned(self, arms: Arms, plan: WorkloadPlan, *, replanned: bool = False,
+                 verify: VerifyEvidence | None = None) -> RunPlanned:
         """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds
-        (not again when `replanned`: the clock has counted the loads so far); from here on every restart is sent
-        as it happens."""
+        (not again when `replanned`: the clock has counted the loads so far), the tuner's synthetic points at
+        `verify`'s curve once it is measured; from here on every restart is sent as it happens."""
         managed = _managed(arms)
-        tune = plan_tune(self.config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap())
+        tune = plan_tune(self.config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap(), verify=verify)
         units = planned_units(self.config, plan, tune)
         work = planned_work(self.config, plan, tune, wave_exponent=self.policy.budget.batch_wave_exponent)
         if not managed:
@@ -417,6 +418,9 @@ class Session:
             self.evidence = replace(self.evidence, steps={**self.evidence.steps, step.id: record})
             if step.id == "baseline" and done.status == "done":
                 self._plan_time(ctx)
+            if step.id == "verify" and isinstance(done.evidence, VerifyEvidence) and "tune" in self.config.steps:
+                # the tuner's synthetic points cost what the verify curve says: the clock is told
+                self.emit(self._planned(ctx.arms, ctx.workload, replanned=True, verify=done.evidence))
             self._record_servers(ctx.arms)
             self.save()
             if self.failure is not None:

@@ -167,3 +167,23 @@ def test_the_baseline_pace_is_told_once_after_its_first_round() -> None:
     assert told == [None, None, None, None, pytest.approx(2.2), None]
     assert BaselinePace(1).observe(Progress("baseline", 1, 2)) is None  # one request: too few, sized at the end
     assert BaselinePace(2).observe(Progress("acceptance", 3, 8)) is None
+
+
+def test_a_synthetic_point_is_priced_at_its_own_speed_once_the_verify_curve_is_known() -> None:
+    """Each point answers its requests at R(k + 1) / τ plain steps a token: on the demo's CPU the k = 16,
+    τ = 1.5 point took 20 s where one plain request each planned 6 s."""
+    from advisor.evidence.steps import VerifyEvidence, VerifyPoint
+    from advisor.steps.tune_plan import surface_weight
+
+    curve = VerifyEvidence(depth_tokens=256, compute_ms_per_token=10.0, points=tuple(
+        VerifyPoint(k, 10.0 * r, r, None, 3) for k, r in ((1, 1.0), (2, 1.56), (4, 2.29), (8, 3.66), (17, 6.9))))
+    assert surface_weight(3, 16, 1.5, None) == 3.0  # before the verify step: one plain request each
+    assert surface_weight(3, 16, 1.5, curve) == pytest.approx(3 * 6.9 / 1.5)
+    assert surface_weight(3, 1, 2.0, curve) == pytest.approx(3 * 1.56 / 2.0)  # fast where verifying is cheap
+    flat = VerifyEvidence(depth_tokens=256, compute_ms_per_token=1.0,
+                          points=tuple(VerifyPoint(k, 1.0, 1.0, None, 3) for k in (1, 4, 17)))
+    assert surface_weight(3, 16, 4.0, flat) == pytest.approx(0.75)  # a GPU: the point runs faster than plain
+    plain = plan_tune(FULL_CHECK, PLAN, DIALECT, managed=True, k_max=16)
+    priced = plan_tune(FULL_CHECK, PLAN, DIALECT, managed=True, k_max=16, verify=curve)
+    assert plain.loads == priced.loads and plain.units == priced.units
+    assert sum(priced.weights) > sum(plain.weights)

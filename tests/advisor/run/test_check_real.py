@@ -57,6 +57,9 @@ def test_quick_check_runs_every_step_and_flags_the_trap(demo_model: Path, llama_
     plan = evidence["time_plan"]
     assert plan["target_s"] is None and plan["request_s"] > 0
     assert set(plan["steps"]) == {"acceptance", "tune", "batch", "ab"}
+    # the clock was told the plan at the start and again once the verify curve priced the tuner's synthetic points
+    log = [json.loads(line) for line in (out / "logs" / "eta.jsonl").read_text().splitlines()]
+    assert [line["event"] for line in log].count("RunPlanned") == 2
 
 
 def _ab_config(tmp_path: Path, **changes: Any) -> CheckConfig:

@@ -337,3 +337,26 @@ def test_a_steps_tail_is_planned_for_the_steps_to_come() -> None:
     clock.now += 3.0  # the step's own summary after its last request
     eta(StepDone("baseline", "done"))
     assert eta.estimate().remaining_s == pytest.approx(2.0 + 3.0)
+
+
+def test_a_step_that_ran_slow_at_first_is_paced_by_its_latest_units() -> None:
+    """The demo's A/B ran its first pairs slow, then at the model's pace: over all of its units the clock stayed
+    a quarter long; its latest units set the scale."""
+    from advisor.run.eta import SCALE_RECENT_UNITS
+
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 40}, work={"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 40}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(4):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, 4))
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("ab", "A/B", 2, 2))
+    slow = 10
+    for i in range(slow + SCALE_RECENT_UNITS):
+        clock.now += 4.0 if i < slow else 2.0
+        eta(Progress("ab", i + 1, 40))
+    left = 40 - slow - SCALE_RECENT_UNITS
+    assert eta.estimate().remaining_s == pytest.approx(left * 2.0)
+
