@@ -33,6 +33,9 @@ class UnitWork:
 
     requests: float
     prompt_tokens: float = 0.0
+    # "both-on": an A/B pair of the tuner's choice against the engine's defaults, both arms speculating, so
+    # both requests run at the speculation-on pace (advisor/run/eta.py), not one of each arm's
+    kind: str = ""
 
 
 @dataclass(frozen=True, slots=True)

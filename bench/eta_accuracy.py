@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from advisor.events import Event, Progress, RunPlanned, ServerRestarted, StepDone, StepStarted, UnitWork
+from advisor.events import Event, Progress, RunPlanned, Sample, ServerRestarted, StepDone, StepStarted, UnitWork
 from advisor.run.eta import EtaTracker
 
 KEY = "eta_error_max_after_10pct"
@@ -113,7 +113,8 @@ def _event(line: Mapping[str, object], work: Mapping[str, tuple[UnitWork, ...]] 
     if kind == "RunPlanned":
         logged = of.get("work") or {}
         planned = work if work is not None else {
-            step: tuple(UnitWork(float(r), float(p)) for r, p in units) for step, units in logged.items()}
+            step: tuple(UnitWork(float(u[0]), float(u[1]), str(u[2]) if len(u) > 2 else "") for u in units)
+            for step, units in logged.items()}
         return RunPlanned(dict(of.get("units") or {}), dict(of.get("restarts") or {}), of.get("load_s"), planned)
     if kind == "ServerRestarted":
         return ServerRestarted(str(of.get("phase", "")), float(of.get("seconds") or 0.0))
@@ -123,4 +124,6 @@ def _event(line: Mapping[str, object], work: Mapping[str, tuple[UnitWork, ...]] 
         return StepStarted(str(of["step"]), "", 0, 0)
     if kind == "StepDone":
         return StepDone(str(of["step"]), "done")
+    if kind == "Sample":
+        return Sample(str(of["step"]), str(of["series"]), float(of["x"]), float(of["y"]))
     return None

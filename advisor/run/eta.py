@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from advisor.config import CheckConfig
-from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted, UnitWork
+from advisor.events import Progress, RunPlanned, Sample, ServerRestarted, StepDone, StepStarted, UnitWork
 from advisor.run.done import SessionEvent
 from advisor.steps.plan import PromptLike, WorkloadPlan
 from advisor.steps.tune_plan import TunePlan
@@ -50,6 +50,9 @@ def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None
     return {step: units[step] for step in config.steps if step in units}
 
 
+# The kind of an A/B pair whose two arms both speculate (the choice against the engine's defaults).
+BOTH_ON = "both-on"
+PAIR_SPEEDUP = ("ab", "pair_speedup")  # the A/B's per-pair speedup samples, which price a both-on pair
 # Characters per token of the bundled prompts' languages, for a prompt's size before it is tokenised: the fit
 # below takes the scale from measured times, so only the prompts' relative sizes need to be right.
 CHARS_PER_TOKEN = 4.0
@@ -81,7 +84,8 @@ def planned_work(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None 
                        + (UnitWork(1.0, _tokens(plan.canary)),) + (UnitWork(1.0),) * (budget.canary_repeats - 1)
                        + tuple(UnitWork(2.0, _tokens(p)) for p in reruns)),
         "batch": tuple(UnitWork(per_level * c ** wave_exponent, per_level * c * mean) for c in budget.batch_levels),
-        "ab": tuple(UnitWork(2.0, 2 * _tokens(p)) for p in (*plan.ab[:pairs], *plan.ab[:vs_default])),
+        "ab": (tuple(UnitWork(2.0, 2 * _tokens(p)) for p in plan.ab[:pairs])
+               + tuple(UnitWork(2.0, 2 * _tokens(p), BOTH_ON) for p in plan.ab[:vs_default])),
         "tune": tuple(UnitWork(w, w * mean) for w in tune.weights) if tune is not None else (),
     }
     return {step: w for step, w in work.items() if step in config.steps and w}
@@ -212,6 +216,7 @@ class EtaTracker:
         self.restarts_planned: dict[str, int] = {}
         self.restarts_seen: dict[str, int] = {}
         self._loads: list[float] = []  # seconds of each model load seen (the first start, then restarts)
+        self._pair_speedups: list[float] = []  # the A/B's pairs: OFF ÷ ON time per token
 
     def __call__(self, event: SessionEvent) -> None:
         """Update from one session event."""
@@ -232,6 +237,8 @@ class EtaTracker:
             self._pending_load_s = 0.0
         elif isinstance(event, Progress) and event.done >= 1 and event.step in self.planned:
             self._unit_done(event, now)
+        elif isinstance(event, Sample) and (event.step, event.series) == PAIR_SPEEDUP and event.y > 0:
+            self._pair_speedups.append(event.y)
         elif isinstance(event, StepDone):
             if self.current == event.step and self.done.get(event.step):
                 self.tails.append(max(now - self._last_unit_at - self._pending_load_s, 0.0))
@@ -268,11 +275,19 @@ class EtaTracker:
         planned = sum(self.planned.values())
         return Estimate(now - self.started, done, planned, self._remaining(now, done))
 
+    def _both_on(self) -> float:
+        """What a both-on pair takes beside a pair of one request per arm: 2/s ÷ (1 + 1/s) = 2 / (s + 1) at the
+        A/B's median pair speedup s so far (1 before any pair: no change)."""
+        s = statistics.median(self._pair_speedups) if self._pair_speedups else 1.0
+        return 2.0 / (s + 1.0)
+
     def _unit_seconds(self, step: str, pace: Pace | None) -> Callable[[UnitWork], float]:
-        """Predicted seconds of one of `step`'s units from the model: the fitted pace for a request step; for
-        another, the mean of its own units so far, else one request's time."""
+        """Predicted seconds of one of `step`'s units from the model: the fitted pace for a request step (a
+        both-on A/B pair at the speculation-on pace the pairs so far showed); for another, the mean of its own
+        units so far, else one request's time."""
         if step in REQUEST_STEPS and pace is not None:
-            return pace.seconds
+            both_on = self._both_on()
+            return lambda work: pace.seconds(work) * (both_on if work.kind == BOTH_ON else 1.0)
         own = [u.took_s for u in self.finished if u.step == step]
         if own:
             mean = sum(own) / len(own)

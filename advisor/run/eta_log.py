@@ -20,13 +20,13 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted
+from advisor.events import Progress, RunPlanned, Sample, ServerRestarted, StepDone, StepStarted
 from advisor.run.done import SessionDone, SessionEvent
-from advisor.run.eta import EtaTracker
+from advisor.run.eta import PAIR_SPEEDUP, EtaTracker
 
 log = logging.getLogger(__name__)
 
-_MOVES_THE_CLOCK = (RunPlanned, ServerRestarted, StepStarted, Progress, StepDone, SessionDone)
+_MOVES_THE_CLOCK = (RunPlanned, ServerRestarted, StepStarted, Progress, Sample, StepDone, SessionDone)
 
 
 class EtaLog:
@@ -45,6 +45,8 @@ class EtaLog:
             return
         if isinstance(event, Progress) and event.done < 1:
             return  # a warm-up: nothing finished, the estimate has not moved
+        if isinstance(event, Sample) and (event.step, event.series) != PAIR_SPEEDUP:
+            return  # the only samples the clock reads are the A/B's pair speedups
         est = self.tracker.estimate()
         line = {"t_s": round(est.elapsed_s, 3),
                 "remaining_s": None if est.remaining_s is None else round(est.remaining_s, 3),
@@ -67,12 +69,14 @@ def _what(event: SessionEvent) -> dict[str, object]:
     """What `event` told the clock, as JSON (its sentences and evidence left out)."""
     if isinstance(event, RunPlanned):
         return {"of": {"units": dict(event.units), "restarts": dict(event.restarts), "load_s": event.load_s,
-                       "work": {step: [[w.requests, round(w.prompt_tokens, 1)] for w in units]
-                                for step, units in event.work.items()}}}
+                       "work": {step: [[w.requests, round(w.prompt_tokens, 1), *([w.kind] if w.kind else [])]
+                                       for w in units] for step, units in event.work.items()}}}
     if isinstance(event, ServerRestarted):
         return {"of": {"phase": event.phase, "seconds": round(event.seconds, 3)}}
     if isinstance(event, Progress):
         return {"of": {"step": event.step, "done": event.done, "total": event.total, "detail": event.detail}}
     if isinstance(event, (StepStarted, StepDone)):
         return {"of": {"step": event.step}}
+    if isinstance(event, Sample):
+        return {"of": {"step": event.step, "series": event.series, "x": event.x, "y": round(event.y, 4)}}
     return {}

@@ -360,3 +360,27 @@ def test_a_step_that_ran_slow_at_first_is_paced_by_its_latest_units() -> None:
     left = 40 - slow - SCALE_RECENT_UNITS
     assert eta.estimate().remaining_s == pytest.approx(left * 2.0)
 
+
+def test_a_pair_of_the_choice_against_the_defaults_runs_at_the_speculating_pace() -> None:
+    """Both arms of a pair against the engine's defaults speculate: at a 3x pair speedup such a pair takes half
+    of what a pair of one request per arm does (2/s against 1 + 1/s); the demo's Gemma check was promised 60 s
+    for its last 44."""
+    from advisor.events import Sample
+    from advisor.run.eta import BOTH_ON
+
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "ab": 6}, work={"baseline": (UnitWork(1.0),) * 4,
+                                                   "ab": (UnitWork(2.0),) * 4 + (UnitWork(2.0, kind=BOTH_ON),) * 2}))
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(4):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, 4))
+    eta(StepDone("baseline", "done"))
+    eta(StepStarted("ab", "A/B", 2, 2))
+    for i in range(4):
+        clock.now += 1.0 + 1.0 / 3.0  # OFF 1 s, ON a third of it
+        eta(Progress("ab", i + 1, 6))
+        eta(Sample("ab", "pair_speedup", float(i + 1), 3.0))
+    assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 / 3.0)  # two pairs of two ON requests
+

@@ -103,3 +103,26 @@ def test_a_log_replays_through_the_estimator_to_the_same_clock(tmp_path: Path) -
     assert lines[2]["of"] == {"step": "baseline", "done": 1, "total": 2, "detail": ""}
     flat = replay(lines, work={})  # the same log paced per unit: the sweep looks like two more prompts
     assert flat[4]["remaining_s"] == pytest.approx(2 * 1.25) != again[4]["remaining_s"]
+
+
+def test_the_pair_speedups_and_the_kinds_of_units_replay_as_they_were_told(tmp_path: Path) -> None:
+    """What prices a both-on pair (its kind in the plan, the A/B's pair speedups) is in the log, so a replay
+    gives the estimates the clock showed; other samples are left out."""
+    from advisor.events import Sample
+    from advisor.run.eta import BOTH_ON
+
+    path = tmp_path / "eta.jsonl"
+    clock = Clock()
+    eta = EtaLog(path, clock=clock)
+    eta(RunPlanned({"ab": 3}, work={"ab": (UnitWork(2.0), UnitWork(2.0), UnitWork(2.0, kind=BOTH_ON))}))
+    eta(StepStarted("ab", "A/B", 1, 1))
+    for i in range(2):
+        clock.now += 1.5
+        eta(Progress("ab", i + 1, 3))
+        eta(Sample("ab", "pair_speedup", float(i + 1), 3.0))
+        eta(Sample("ab", "off_tok_s", float(i + 1), 50.0))
+    lines = read_log(path)
+    assert [line["event"] for line in lines].count("Sample") == 2
+    assert lines[0]["of"]["work"]["ab"][2] == [2.0, 0.0, BOTH_ON]
+    again = replay(lines)
+    assert [line["remaining_s"] for line in again] == pytest.approx([line["remaining_s"] for line in lines])
