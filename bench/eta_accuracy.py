@@ -67,8 +67,8 @@ def accuracy(lines: list[dict[str, object]]) -> EtaAccuracy | None:
     worst, at, counted, blank = 0.0, 0.0, 0, 0
     for line in lines:
         t = _seconds(line.get("t_s"))
-        if t is None or t < floor or line.get("end"):
-            continue
+        if t is None or t < floor or line.get("end") or line.get("input"):
+            continue  # an input line (the A/B's pair speedups) is what the clock read, not what it showed
         counted += 1
         est = _seconds(line.get("remaining_s"))
         if est is None:
@@ -101,7 +101,7 @@ def replay(lines: list[dict[str, object]], tracker: Callable[[Callable[[], float
         event = _event(line, work)
         if event is not None:
             eta(event)
-        out.append({**line, "remaining_s": eta.estimate().remaining_s})
+        out.append(line if line.get("input") else {**line, "remaining_s": eta.estimate().remaining_s})
     return out
 
 

@@ -45,8 +45,13 @@ class EtaLog:
             return
         if isinstance(event, Progress) and event.done < 1:
             return  # a warm-up: nothing finished, the estimate has not moved
-        if isinstance(event, Sample) and (event.step, event.series) != PAIR_SPEEDUP:
-            return  # the only samples the clock reads are the A/B's pair speedups
+        if isinstance(event, Sample):
+            if (event.step, event.series) == PAIR_SPEEDUP:  # the only samples the clock reads: an input, kept
+                # for a replay, never an estimate (the A/B sends it just before its pair's Progress, while the
+                # finished pair still counts as under way)
+                self._write({"t_s": round(self.tracker.clock() - self.tracker.started, 3), "input": True,
+                             "event": "Sample", **_what(event)})
+            return
         est = self.tracker.estimate()
         line = {"t_s": round(est.elapsed_s, 3),
                 "remaining_s": None if est.remaining_s is None else round(est.remaining_s, 3),
@@ -56,6 +61,9 @@ class EtaLog:
         if isinstance(event, SessionDone):
             line["end"] = True
             line["status"] = event.status
+        self._write(line)
+
+    def _write(self, line: dict[str, object]) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:

@@ -122,7 +122,13 @@ def test_the_pair_speedups_and_the_kinds_of_units_replay_as_they_were_told(tmp_p
         eta(Sample("ab", "pair_speedup", float(i + 1), 3.0))
         eta(Sample("ab", "off_tok_s", float(i + 1), 50.0))
     lines = read_log(path)
-    assert [line["event"] for line in lines].count("Sample") == 2
+    samples = [line for line in lines if line["event"] == "Sample"]
+    assert len(samples) == 2 and all(s["input"] and "remaining_s" not in s for s in samples)  # read, not shown
     assert lines[0]["of"]["work"]["ab"][2] == [2.0, 0.0, BOTH_ON]
     again = replay(lines)
-    assert [line["remaining_s"] for line in again] == pytest.approx([line["remaining_s"] for line in lines])
+    shown = [line.get("remaining_s") for line in lines]
+    assert [line.get("remaining_s") for line in again] == pytest.approx(shown)
+    eta(StepDone("ab", "done"))
+    eta(SessionDone(status="complete", run_dir=str(tmp_path)))
+    judged = accuracy(read_log(path))
+    assert judged is not None and judged.blank == 0  # an input line is neither an estimate nor a blank one
