@@ -38,7 +38,14 @@ from advisor.run.eta import Pace, planned_restarts, planned_work
 from advisor.steps.plan import PromptLike, WorkloadPlan
 from advisor.steps.tune_plan import TunePlan
 
-SIZED_STEPS = ("acceptance", "tune", "batch", "ab")
+# The Budget fields each sized step owns: a rung of the step changes these and no others.
+STEP_SIZES: dict[str, tuple[str, ...]] = {
+    "acceptance": ("acceptance_per_category", "canary_repeats", "canary_reruns"),
+    "tune": ("tune_probe_per_category", "surface_points"),
+    "batch": ("batch_levels", "batch_rounds", "batch_requests_per_slot"),
+    "ab": ("ab_max_pairs", "ab_vs_default_pairs"),
+}
+SIZED_STEPS = tuple(STEP_SIZES)
 MIN_PACE_UNITS = 2  # request times the baseline's first round must give before the check is sized on them
 TunePlanner = Callable[[CheckConfig, WorkloadPlan], TunePlan | None]
 
@@ -80,13 +87,17 @@ class BaselinePace:
         return None
 
 
-def pace_from_baseline(baseline: BaselineEvidence | None, load_s: Sequence[float]) -> MachinePace | None:
-    """The median client-side seconds of the baseline's requests (each a whole answer: prompt, decode, reply)
-    and the mean of the loads seen; None when the baseline timed nothing."""
-    times = [r.total_ms / 1000.0 for r in (baseline.samples if baseline is not None else ()) if r.total_ms > 0]
-    if not times:
-        return None
-    return MachinePace(statistics.median(times), sum(load_s) / len(load_s) if load_s else 0.0)
+def pace_from_baseline(baseline: BaselineEvidence | None, load_s: Sequence[float],
+                       request_s: float | None = None) -> MachinePace | None:
+    """The median client-side seconds of the baseline's requests (each a whole answer: prompt, decode, reply),
+    or `request_s` when its first round already said (`BaselinePace`), and the mean of the loads seen; None
+    when the baseline timed nothing."""
+    if request_s is None:
+        times = [r.total_ms / 1000.0 for r in (baseline.samples if baseline is not None else ()) if r.total_ms > 0]
+        if not times:
+            return None
+        request_s = statistics.median(times)
+    return MachinePace(request_s, sum(load_s) / len(load_s) if load_s else 0.0)
 
 
 def sizable(config: CheckConfig) -> bool:
@@ -177,16 +188,7 @@ def size_check(config: CheckConfig, plan: WorkloadPlan, policy: BudgetPolicy, pa
 
 def _take(budget: Budget, rung: Budget, step: str) -> Budget:
     """`budget` with `step`'s sizes taken from `rung`."""
-    if step == "acceptance":
-        return replace(budget, acceptance_per_category=rung.acceptance_per_category,
-                       canary_repeats=rung.canary_repeats, canary_reruns=rung.canary_reruns)
-    if step == "tune":
-        return replace(budget, tune_probe_per_category=rung.tune_probe_per_category,
-                       surface_points=rung.surface_points)
-    if step == "batch":
-        return replace(budget, batch_levels=rung.batch_levels, batch_rounds=rung.batch_rounds,
-                       batch_requests_per_slot=rung.batch_requests_per_slot)
-    return replace(budget, ab_max_pairs=rung.ab_max_pairs, ab_vs_default_pairs=rung.ab_vs_default_pairs)
+    return replace(budget, **{name: getattr(rung, name) for name in STEP_SIZES[step]})
 
 
 def plan_only(config: CheckConfig, plan: WorkloadPlan, policy: BudgetPolicy, pace: MachinePace,

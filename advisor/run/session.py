@@ -6,6 +6,7 @@ cancel keeps what was measured. The cancel flag is checked between events; a can
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -35,7 +36,7 @@ from advisor.evidence.steps import BaselineEvidence, VerifyEvidence
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
-from advisor.run.budget import BaselinePace, MachinePace, pace_from_baseline, plan_only, sizable, size_check
+from advisor.run.budget import BaselinePace, pace_from_baseline, plan_only, sizable, size_check
 from advisor.run.contention import ContentionWatch
 from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
@@ -334,7 +335,7 @@ class Session:
         (not again when `replanned`: the clock has counted the loads so far), the tuner's synthetic points at
         `verify`'s curve once it is measured; from here on every restart is sent as it happens."""
         managed = _managed(arms)
-        tune = plan_tune(self.config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap(), verify=verify)
+        tune = _tune_plan(arms, self.config, plan, verify)
         units = planned_units(self.config, plan, tune)
         work = planned_work(self.config, plan, tune, wave_exponent=self.policy.budget.batch_wave_exponent)
         if not managed:
@@ -352,19 +353,13 @@ class Session:
         clock told the new plan. Once per check; nothing changes when the baseline timed nothing."""
         if self.evidence.time_plan is not None:
             return
-        loads = [s.load_s for s in ctx.arms.spans if s.load_s]
-        if request_s is not None:
-            pace: MachinePace | None = MachinePace(request_s, sum(loads) / len(loads) if loads else 0.0)
-        else:
-            baseline = ctx.prior.get("baseline")
-            pace = pace_from_baseline(baseline if isinstance(baseline, BaselineEvidence) else None, loads)
+        baseline = ctx.prior.get("baseline")
+        pace = pace_from_baseline(baseline if isinstance(baseline, BaselineEvidence) else None,
+                                  [s.load_s for s in ctx.arms.spans if s.load_s], request_s)
         if pace is None:
             return
-        arms, managed = ctx.arms, _managed(ctx.arms)
-
-        def tune_for(config: CheckConfig, plan: WorkloadPlan) -> TunePlan:
-            return plan_tune(config, plan, arms.dialect, managed=managed, k_max=arms.draft_cap())
-
+        arms = ctx.arms
+        tune_for = functools.partial(_tune_plan, arms)
         block = self.policy.arms.single_block_pairs
         if not sizable(self.config):
             time_plan = plan_only(self.config, ctx.workload, self.policy.budget, pace, tune_for,
@@ -471,13 +466,11 @@ class Session:
                 for warning in (watch.observe(event), overrun.observe(event)):
                     if warning is not None:
                         self.emit(warning)
-                if pace is not None and (request_s := pace.observe(event)) is not None:
-                    self.emit(event)  # the unit that completed the round, before the plan it sets
-                    self._plan_time(ctx, request_s)
-                    continue
                 # Steps check the cancel flag at each unit and end `aborted` with what they measured, so the
                 # generator is drained rather than closed: closing would lose the partial evidence.
                 self.emit(event)
+                if pace is not None and (request_s := pace.observe(event)) is not None:
+                    self._plan_time(ctx, request_s)  # after the unit that completed the round
         except EngineError as exc:
             done = StepDone(step.id, "failed", reason=msg("fail.engine_error", error=str(exc)),
                             elapsed_s=time.monotonic() - t0)
@@ -522,6 +515,13 @@ class Session:
 
 def _message(exc: UserError) -> str:
     return f"{exc}" + (f"\n{exc.hint}" if exc.hint else "")
+
+
+def _tune_plan(arms: Arms, config: CheckConfig, plan: WorkloadPlan,
+               verify: VerifyEvidence | None = None) -> TunePlan:
+    """The tuner's work for `config` on these arms (advisor/steps/tune_plan.py), its synthetic points priced by
+    `verify`'s curve once that is measured."""
+    return plan_tune(config, plan, arms.dialect, managed=_managed(arms), k_max=arms.draft_cap(), verify=verify)
 
 
 def _managed(arms: Arms) -> bool:

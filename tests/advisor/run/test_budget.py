@@ -73,6 +73,7 @@ def test_the_pace_is_the_median_request_of_the_baseline_and_the_mean_load() -> N
     assert pace_from_baseline(baseline, [0.4, 0.6]) == MachinePace(2.6, 0.5)
     assert pace_from_baseline(BaselineEvidence(), [0.4]) is None
     assert pace_from_baseline(None, []) is None
+    assert pace_from_baseline(None, [1.0], request_s=3.0) == MachinePace(3.0, 1.0)  # the first round's pace
 
 
 def test_a_fast_machine_keeps_the_full_sizes() -> None:

@@ -206,6 +206,15 @@ def test_until_decided_plans_the_full_checks_pairs() -> None:  # issue 24 item 2
     assert loads > planned_restarts(quick, short_plan, single=True, block_pairs=4)["ab"]
 
 
+def _baseline_of_one_second_requests(eta: EtaTracker, clock: Clock, units: int) -> None:
+    """The baseline step: `units` requests of 1 s each, then its end."""
+    eta(StepStarted("baseline", "Baseline", 1, 2))
+    for i in range(units):
+        clock.now += 1.0
+        eta(Progress("baseline", i + 1, units))
+    eta(StepDone("baseline", "done"))
+
+
 def test_a_sweep_level_is_paced_by_the_requests_it_sends() -> None:
     """Issue 27: the concurrency sweep's 3 levels send 6, 12 and 24 requests; paced as 3 prompts the clock
     said 3 s for 40 s of work."""
@@ -232,11 +241,7 @@ def test_one_slow_unit_moves_the_step_little_a_slow_machine_within_a_few_units()
     clock = Clock()
     eta = EtaTracker(clock)
     eta(RunPlanned({"baseline": 4, "ab": 20}, work={"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 20}))
-    eta(StepStarted("baseline", "Baseline", 1, 2))
-    for i in range(4):
-        clock.now += 1.0
-        eta(Progress("baseline", i + 1, 4))
-    eta(StepDone("baseline", "done"))
+    _baseline_of_one_second_requests(eta, clock, 4)
     eta(StepStarted("ab", "A/B", 2, 2))
     for i, took in enumerate((2.0, 2.0, 2.0, 6.0)):  # a spike on a shared machine
         clock.now += took
@@ -295,11 +300,7 @@ def test_a_second_plan_after_the_baseline_replaces_the_steps_to_come() -> None:
     eta = EtaTracker(clock)
     eta(RunPlanned({"baseline": 4, "ab": 60}, {"ab": 1}, 2.0,
                    {"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 60}))
-    eta(StepStarted("baseline", "baseline", 1, 2))
-    for i in range(4):
-        clock.now += 1.0
-        eta(Progress("baseline", i + 1, 4))
-    eta(StepDone("baseline", "done"))
+    _baseline_of_one_second_requests(eta, clock, 4)
     full = eta.estimate().remaining_s
     eta(RunPlanned({"baseline": 4, "ab": 20}, {"ab": 1}, None,
                    {"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 20}))
@@ -347,11 +348,7 @@ def test_a_step_that_ran_slow_at_first_is_paced_by_its_latest_units() -> None:
     clock = Clock()
     eta = EtaTracker(clock)
     eta(RunPlanned({"baseline": 4, "ab": 40}, work={"baseline": (UnitWork(1.0),) * 4, "ab": (UnitWork(2.0),) * 40}))
-    eta(StepStarted("baseline", "Baseline", 1, 2))
-    for i in range(4):
-        clock.now += 1.0
-        eta(Progress("baseline", i + 1, 4))
-    eta(StepDone("baseline", "done"))
+    _baseline_of_one_second_requests(eta, clock, 4)
     eta(StepStarted("ab", "A/B", 2, 2))
     slow = 10
     for i in range(slow + SCALE_RECENT_UNITS):
@@ -372,11 +369,7 @@ def test_a_pair_of_the_choice_against_the_defaults_runs_at_the_speculating_pace(
     eta = EtaTracker(clock)
     eta(RunPlanned({"baseline": 4, "ab": 6}, work={"baseline": (UnitWork(1.0),) * 4,
                                                    "ab": (UnitWork(2.0),) * 4 + (UnitWork(2.0, kind=BOTH_ON),) * 2}))
-    eta(StepStarted("baseline", "Baseline", 1, 2))
-    for i in range(4):
-        clock.now += 1.0
-        eta(Progress("baseline", i + 1, 4))
-    eta(StepDone("baseline", "done"))
+    _baseline_of_one_second_requests(eta, clock, 4)
     eta(StepStarted("ab", "A/B", 2, 2))
     for i in range(4):
         clock.now += 1.0 + 1.0 / 3.0  # OFF 1 s, ON a third of it
