@@ -134,7 +134,8 @@ class EtaPolicy:
 @dataclass(frozen=True, slots=True)
 class BudgetPolicy:
     """A full check's time budget (s), each sized step's share of it (0..1), the cost of a concurrent wave
-    (an exponent) and when a step has run past its plan (× its planned seconds)."""
+    (an exponent) and when a step has run past its plan (× its planned seconds, for a plan of at least
+    `overrun_min_s`)."""
 
     full_check_s: float
     share_acceptance: float
@@ -143,6 +144,7 @@ class BudgetPolicy:
     share_ab: float
     batch_wave_exponent: float
     overrun_factor: float
+    overrun_min_s: float
 
     def share(self, step: str) -> float | None:
         """The share of `step` (None: a step that keeps its size)."""
@@ -215,6 +217,7 @@ _RANGES: dict[str, tuple[float, float]] = {
     "budget.full_check_s": (60.0, 86_400.0), "budget.share_acceptance": (0.01, 1.0),
     "budget.share_tune": (0.0, 1.0), "budget.share_batch": (0.01, 1.0), "budget.share_ab": (0.01, 1.0),
     "budget.batch_wave_exponent": (0.0, 1.0), "budget.overrun_factor": (1.0, 100.0),
+    "budget.overrun_min_s": (0.0, 86_400.0),
 }
 
 

@@ -12,23 +12,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from advisor.core.policy import BudgetPolicy
 from advisor.events import Event, Progress, QualityWarning
 from advisor.evidence.warnings import WarningCode
 from advisor.run.eta import clock_text
 from advisor.text.message import msg
 
-# Below this many planned seconds a step is not watched: a few seconds' hiccup is not an overrun.
-MIN_PLANNED_S = 10.0
-
 
 class OverrunWatch:
     """Watches one step against its planned seconds; `observe` returns the warning when it first runs past."""
 
-    def __init__(self, step: str, planned_s: float | None, factor: float,
+    def __init__(self, step: str, planned_s: float | None, policy: BudgetPolicy,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.step = step
-        self.planned_s = planned_s if planned_s is not None and planned_s >= MIN_PLANNED_S else None
-        self.factor = factor
+        # a step planned for a few seconds is not watched (policy.budget.overrun_min_s)
+        self.planned_s = planned_s if planned_s is not None and planned_s >= policy.overrun_min_s else None
+        self.factor = policy.overrun_factor
         self.clock = clock
         self.started = clock()
         self.done, self.total = 0, 0

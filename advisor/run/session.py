@@ -452,8 +452,7 @@ class Session:
         baseline = ctx.prior.get("baseline")
         watch = ContentionWatch(ctx.policy.contention, getattr(baseline, "decode_tok_s", None))
         plan = self.evidence.time_plan
-        overrun = OverrunWatch(step.id, plan.steps.get(step.id) if plan is not None else None,
-                               ctx.policy.budget.overrun_factor)
+        overrun = OverrunWatch(step.id, plan.steps.get(step.id) if plan is not None else None, ctx.policy.budget)
         pace = BaselinePace(len(ctx.workload.baseline)) if step.id == "baseline" else None
         try:
             for event in gen:

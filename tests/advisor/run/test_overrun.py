@@ -19,10 +19,11 @@ from advisor.evidence.time_plan import TimePlan
 from advisor.evidence.warnings import WarningCode
 from advisor.report.strings import step_warning
 from advisor.run import session as session_module
-from advisor.run.overrun import MIN_PLANNED_S, OverrunWatch
+from advisor.run.overrun import OverrunWatch
 from advisor.run.session import Session
 
-FACTOR = default_policy().budget.overrun_factor
+BUDGET = default_policy().budget
+FACTOR = BUDGET.overrun_factor
 
 
 class _Clock:
@@ -39,7 +40,7 @@ def _unit(done: int, total: int = 10) -> Progress:
 
 def test_a_step_within_its_plan_says_nothing_and_one_past_it_says_so_once() -> None:
     clock = _Clock()
-    watch = OverrunWatch("acceptance", 60.0, FACTOR, clock)
+    watch = OverrunWatch("acceptance", 60.0, BUDGET, clock)
     clock.now += 60.0 * FACTOR - 1
     assert watch.observe(_unit(3)) is None  # slower than planned, not far past it
     clock.now += 2
@@ -54,10 +55,11 @@ def test_a_step_within_its_plan_says_nothing_and_one_past_it_says_so_once() -> N
     assert "4/10" in zh and "第 5 个" in zh and "check --resume" in zh and "units" not in zh
 
 
-@pytest.mark.parametrize("planned", [None, MIN_PLANNED_S / 2])
+@pytest.mark.parametrize("planned", [None, BUDGET.overrun_min_s / 2])
 def test_an_unplanned_or_tiny_step_is_not_watched(planned: float | None) -> None:
+    assert "budget.overrun_min_s" in default_policy().notes  # with its reason in rules/policy.toml
     clock = _Clock()
-    watch = OverrunWatch("verify", planned, FACTOR, clock)
+    watch = OverrunWatch("verify", planned, BUDGET, clock)
     clock.now += 10_000
     assert watch.observe(_unit(1)) is None
 
