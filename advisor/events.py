@@ -33,8 +33,8 @@ class UnitWork:
 
     requests: float
     prompt_tokens: float = 0.0
-    # "both-on": an A/B pair of the tuner's choice against the engine's defaults, both arms speculating, so
-    # both requests run at the speculation-on pace (advisor/run/eta.py), not one of each arm's
+    # what its requests run on, which sets their pace: speculation off (""), on, one of each (an A/B pair),
+    # both on (the choice against the engine's defaults), or already priced in plain requests (advisor/run/eta.py)
     kind: str = ""
 
 

@@ -50,8 +50,17 @@ def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None
     return {step: units[step] for step in config.steps if step in units}
 
 
-# The kind of an A/B pair whose two arms both speculate (the choice against the engine's defaults).
-BOTH_ON = "both-on"
+# What a unit's requests run on (UnitWork.kind), which sets its pace. Only plain units make the fitted pace:
+# speculation changes a request's time by the method's gain (Gemma 3 on this CPU: its acceptance step ran at
+# 0.6 of the plain pace, and fitted together with the baseline it cut the clock's A/B by a fifth that the A/B
+# then took back).
+PLAIN = ""            # speculation off (the baseline)
+SPECULATING = "on"    # speculation on (the acceptance step, the tuner's probes)
+PAIR = "pair"         # one request on each arm (an A/B pair, with its replays)
+BOTH_ON = "both-on"   # both arms speculate (the tuner's choice against the engine's defaults)
+PRICED = "priced"     # in plain requests' time by its plan (a sweep level's waves, a synthetic point at the
+#                       verify curve, the draft model's own speed): paced as plain, fitted to nothing
+SPEED_KINDS = frozenset({SPECULATING, PAIR, BOTH_ON})  # kinds with a ratio of their own to the plain pace
 PAIR_SPEEDUP = ("ab", "pair_speedup")  # the A/B's per-pair speedup samples, which price a both-on pair
 # Characters per token of the bundled prompts' languages, for a prompt's size before it is tokenised: the fit
 # below takes the scale from measured times, so only the prompts' relative sizes need to be right.
@@ -77,16 +86,21 @@ def planned_work(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None 
     pairs, vs_default = _ab_pairs(config, plan)
     per_level = budget.batch_rounds * 2 * budget.batch_requests_per_slot
     reruns = list(plan.acceptance)[: budget.canary_reruns]
+    on = SPECULATING
     work = {
         "baseline": tuple(UnitWork(1.0, _tokens(p)) for _ in range(budget.baseline_repeats) for p in plan.baseline),
         # the canary's repeats after the first find their prompt cached, as does a re-run's second request
-        "acceptance": (tuple(UnitWork(1.0, _tokens(p)) for p in plan.acceptance)
-                       + (UnitWork(1.0, _tokens(plan.canary)),) + (UnitWork(1.0),) * (budget.canary_repeats - 1)
-                       + tuple(UnitWork(2.0, _tokens(p)) for p in reruns)),
-        "batch": tuple(UnitWork(per_level * c ** wave_exponent, per_level * c * mean) for c in budget.batch_levels),
-        "ab": (tuple(UnitWork(2.0, 2 * _tokens(p)) for p in plan.ab[:pairs])
+        "acceptance": (tuple(UnitWork(1.0, _tokens(p), on) for p in plan.acceptance)
+                       + (UnitWork(1.0, _tokens(plan.canary), on),)
+                       + (UnitWork(1.0, 0.0, on),) * (budget.canary_repeats - 1)
+                       + tuple(UnitWork(2.0, _tokens(p), on) for p in reruns)),
+        # under load speculation gains little (what the sweep measures): a level is paced as plain requests
+        "batch": tuple(UnitWork(per_level * c ** wave_exponent, per_level * c * mean, PRICED)
+                       for c in budget.batch_levels),
+        "ab": (tuple(UnitWork(2.0, 2 * _tokens(p), PAIR) for p in plan.ab[:pairs])
                + tuple(UnitWork(2.0, 2 * _tokens(p), BOTH_ON) for p in plan.ab[:vs_default])),
-        "tune": tuple(UnitWork(w, w * mean) for w in tune.weights) if tune is not None else (),
+        "tune": (tuple(UnitWork(w, w * mean, on if i < len(tune.probes) and tune.probes[i] else PRICED)
+                       for i, w in enumerate(tune.weights)) if tune is not None else ()),
     }
     return {step: w for step, w in work.items() if step in config.steps and w}
 
@@ -125,10 +139,11 @@ SERIAL_STEPS = frozenset({"baseline", "acceptance", "ab", "tune"})
 REQUEST_STEPS = SERIAL_STEPS | {"batch"}
 MIN_FIT_UNITS = 4  # fewer serial units than this: one pace per request, prompt sizes not yet separable
 # Units at the model's pace the running step's scale starts from: one slow unit (an A/B pair whose replies differ
-# and are replayed, a page fault) moves the clock only once a second one agrees; a machine that stays slow
-# moves it within three units. With one, the demo's second A/B pair (8 s of a usual 4.5 s) threw the clock
-# 40 % off for a pair.
-SCALE_PRIOR_UNITS = 2
+# and are replayed, a page fault) moves the clock only once two more agree; a machine that stays slow moves it
+# within four units. With one, the demo's second A/B pair (8 s of a usual 4.5 s) threw the clock 40 % off for a
+# pair; with two, a Gemma quick check's first A/B pairs (3.3 s on a fresh n-gram pool, then 2 s) held it 25 %
+# long for a dozen pairs (three: 10 %, replayed over the 17 kept checks of stop 36: worst 0.26 → 0.23).
+SCALE_PRIOR_UNITS = 3
 # Only the running step's latest units set its scale: a step whose first units ran slow (the demo's A/B, 5 s a
 # pair for its first four, then 4) is paced by how it runs now (over all its units the clock stayed 24 % long).
 # Twelve, not fewer: over the last eight, one quick pair near the end moved the clock 24 % for a pair (replayed
@@ -167,10 +182,11 @@ class Pace:
 
 
 def fit_pace(units: list[_Finished]) -> Pace | None:
-    """Least squares of the serial units' times on their requests and prompt tokens (first units left out
-    while there are others); one pace per request when prompt sizes cannot be told apart or a term would go
-    negative. None: no unit with work yet."""
+    """Least squares of the plain serial units' times on their requests and prompt tokens (first units left out
+    while there are others; every serial unit where none ran plain, as a check without a baseline); one pace per
+    request when prompt sizes cannot be told apart or a term would go negative. None: no unit with work yet."""
     rows = [u for u in units if u.step in SERIAL_STEPS and u.work.requests > 0]
+    rows = [u for u in rows if u.work.kind == PLAIN] or rows
     later = [u for u in rows if not u.first]
     rows = later if len(later) >= MIN_FIT_UNITS else rows
     if not rows:
@@ -261,12 +277,20 @@ class EtaTracker:
         self._last_unit_at, self._pending_load_s = now, 0.0
 
     def _work(self, step: str, index: int) -> UnitWork:
-        """The work of `step`'s unit `index` (from 0): planned, else the step's last planned one, else one
-        request of no known prompt."""
+        """The work of `step`'s unit `index` (from 0) of the step's count now: planned, else the step's last
+        planned one, else one request of no known prompt. The plan's trailing both-on pairs (the comparison with
+        the defaults) stay the step's last units whatever count the pairs before them end at: an A/B that stops
+        at its first look, or replaces lost pairs, moves them (the Gemma check's were priced as plain pairs, and
+        its clock read 22 % long)."""
         planned = self.work.get(step)
         if not planned:
             return UnitWork(1.0)
-        return planned[min(index, len(planned) - 1)]
+        tail = next((i for i, w in enumerate(reversed(planned)) if w.kind != BOTH_ON), len(planned))
+        total = max(self.planned.get(step, len(planned)), index + 1)
+        if index >= total - tail:
+            return planned[len(planned) - (total - index)]
+        head = planned[: len(planned) - tail] or planned
+        return head[min(index, len(head) - 1)]
 
     def estimate(self) -> Estimate:
         """The estimate now (remaining_s None until there is a rate and a plan for what runs)."""
@@ -275,19 +299,34 @@ class EtaTracker:
         planned = sum(self.planned.values())
         return Estimate(now - self.started, done, planned, self._remaining(now, done))
 
-    def _both_on(self) -> float:
-        """What a both-on pair takes beside a pair of one request per arm: 2/s ÷ (1 + 1/s) = 2 / (s + 1) at the
-        A/B's median pair speedup s so far (1 before any pair: no change)."""
-        s = statistics.median(self._pair_speedups) if self._pair_speedups else 1.0
-        return 2.0 / (s + 1.0)
+    def _speed(self, pace: Pace) -> dict[str, float]:
+        """Each kind's time as a share of the plain pace: measured where units of the kind finished in steps
+        before the running one (the median of their ratios to the pace), else:
+        - speculating: 1 until a speculating step has run;
+        - a pair: two plain requests, not (1 + r)/2 at the speculating share r: its ON arm starts on a fresh
+          server (an empty n-gram pool) and its differing replies are replayed (Gemma 3's pairs ran at 0.9 of
+          two plain requests where (1 + r)/2 said 0.8); the A/B's own pairs then scale it;
+        - a both-on pair: 2/(s + 1) of a pair at the A/B's median pair speedup s so far (each arm 1/s of plain:
+          2/s against 1 + 1/s), at s = 1/r before any pair."""
+        before = [u for u in self.finished if u.step != self.current and u.step in SERIAL_STEPS and not u.first]
+        measured: dict[str, float] = {}
+        for kind in SPEED_KINDS:
+            ratios = [u.took_s / p for u in before if u.work.kind == kind and (p := pace.seconds(u.work)) > 0]
+            if ratios:
+                measured[kind] = statistics.median(ratios)
+        r = measured.get(SPECULATING, 1.0)
+        pair = measured.get(PAIR, 1.0)
+        s = statistics.median(self._pair_speedups) if self._pair_speedups else 1.0 / r
+        both_on = measured.get(BOTH_ON, pair * 2.0 / (s + 1.0))
+        return {SPECULATING: r, PAIR: pair, BOTH_ON: both_on}
 
     def _unit_seconds(self, step: str, pace: Pace | None) -> Callable[[UnitWork], float]:
-        """Predicted seconds of one of `step`'s units from the model: the fitted pace for a request step (a
-        both-on A/B pair at the speculation-on pace the pairs so far showed); for another, the mean of its own
-        units so far, else one request's time."""
+        """Predicted seconds of one of `step`'s units from the model: the fitted plain pace for a request step,
+        at its kind's share of it (`_speed`); for another, the mean of its own units so far, else one request's
+        time."""
         if step in REQUEST_STEPS and pace is not None:
-            both_on = self._both_on()
-            return lambda work: pace.seconds(work) * (both_on if work.kind == BOTH_ON else 1.0)
+            speed = self._speed(pace)
+            return lambda work: pace.seconds(work) * speed.get(work.kind, 1.0)
         own = [u.took_s for u in self.finished if u.step == step]
         if own:
             mean = sum(own) / len(own)
@@ -312,7 +351,8 @@ class EtaTracker:
         over the steps seen: each step still to start will pay it too."""
         if pace is None:
             return 0.0
-        firsts = [u.took_s - pace.seconds(u.work) for u in self.finished
+        speed = self._speed(pace)
+        firsts = [u.took_s - pace.seconds(u.work) * speed.get(u.work.kind, 1.0) for u in self.finished
                   if u.first and u.step in REQUEST_STEPS and u.work.requests > 0]
         return max(sum(firsts) / len(firsts), 0.0) if firsts else 0.0
 

@@ -30,6 +30,9 @@ class TunePlan:
 
     loads: int
     weights: tuple[float, ...] = ()  # requests each unit sends, in the order the step finishes them
+    # per unit: True where it is a speculating request at the method's real acceptance (a probe), False where
+    # its weight is already in plain requests' time (a synthetic point, the draft model's speed, the choice)
+    probes: tuple[bool, ...] = ()
 
     @property
     def units(self) -> int:
@@ -75,4 +78,5 @@ def plan_tune(config: CheckConfig, plan: WorkloadPlan, dialect: FlagDialect | No
     # prompts in one unit; the choice is a restart only (its load is counted apart).
     weights = ((float(DRAFT_SPEED_PROMPTS),) * draft_speed + (1.0,) * (probes * per_probe)
                + tuple(surface_weight(budget.surface_requests, k, tau, verify) for k, tau in points) + (0.0,))
-    return TunePlan(loads=probes + len(points) + 1, weights=weights)
+    speculating = (False,) * draft_speed + (True,) * (probes * per_probe) + (False,) * (len(points) + 1)
+    return TunePlan(loads=probes + len(points) + 1, weights=weights, probes=speculating)

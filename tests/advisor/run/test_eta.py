@@ -247,10 +247,10 @@ def test_one_slow_unit_moves_the_step_little_a_slow_machine_within_a_few_units()
         clock.now += took
         eta(Progress("ab", i + 1, 20))
     assert eta.estimate().remaining_s == pytest.approx(16 * 2.0, rel=0.05)
-    for i in range(4, 8):  # then the machine stays three times slower
+    for i in range(4, 9):  # then the machine stays three times slower
         clock.now += 6.0
         eta(Progress("ab", i + 1, 20))
-    assert eta.estimate().remaining_s == pytest.approx(12 * 6.0, rel=0.05)
+    assert eta.estimate().remaining_s == pytest.approx(11 * 6.0, rel=0.05)
 
 
 def test_long_prompts_cost_more_where_prefill_is_slow() -> None:
@@ -363,17 +363,52 @@ def test_a_pair_of_the_choice_against_the_defaults_runs_at_the_speculating_pace(
     of what a pair of one request per arm does (2/s against 1 + 1/s); the demo's Gemma check was promised 60 s
     for its last 44."""
     from advisor.events import Sample
-    from advisor.run.eta import BOTH_ON
+    from advisor.run.eta import BOTH_ON, PAIR
 
     clock = Clock()
     eta = EtaTracker(clock)
-    eta(RunPlanned({"baseline": 4, "ab": 6}, work={"baseline": (UnitWork(1.0),) * 4,
-                                                   "ab": (UnitWork(2.0),) * 4 + (UnitWork(2.0, kind=BOTH_ON),) * 2}))
+    eta(RunPlanned({"baseline": 4, "ab": 8}, work={"baseline": (UnitWork(1.0),) * 4,
+                                                   "ab": (UnitWork(2.0, kind=PAIR),) * 6
+                                                   + (UnitWork(2.0, kind=BOTH_ON),) * 2}))
     _baseline_of_one_second_requests(eta, clock, 4)
     eta(StepStarted("ab", "A/B", 2, 2))
-    for i in range(4):
+    for i in range(6):  # the step's own pairs set its scale (2/3 of two plain requests)
         clock.now += 1.0 + 1.0 / 3.0  # OFF 1 s, ON a third of it
-        eta(Progress("ab", i + 1, 6))
+        eta(Progress("ab", i + 1, 8))
         eta(Sample("ab", "pair_speedup", float(i + 1), 3.0))
     assert eta.estimate().remaining_s == pytest.approx(2 * 2.0 / 3.0)  # two pairs of two ON requests
 
+
+
+def test_speculating_units_do_not_set_the_plain_pace() -> None:
+    """Stop 36's Gemma check: its acceptance step (speculation on) ran at 0.6 of the plain pace; fitted together
+    with the baseline it cut the A/B's estimate by a fifth that the A/B then took back. Plain units set the pace;
+    speculating ones price only what speculates (the tuner's probes), and an A/B pair — a fresh ON server, its
+    differing replies replayed — is two plain requests until pairs are seen."""
+    from advisor.run.eta import PAIR, SPECULATING
+
+    clock = Clock()
+    eta = EtaTracker(clock)
+    eta(RunPlanned({"baseline": 4, "acceptance": 6, "tune": 4, "ab": 10},
+                   work={"baseline": (UnitWork(1.0),) * 4, "acceptance": (UnitWork(1.0, kind=SPECULATING),) * 6,
+                         "tune": (UnitWork(1.0, kind=SPECULATING),) * 4, "ab": (UnitWork(2.0, kind=PAIR),) * 10}))
+    _baseline_of_one_second_requests(eta, clock, 4)
+    eta(StepStarted("acceptance", "Acceptance", 2, 4))
+    for i in range(6):
+        clock.now += 0.6
+        eta(Progress("acceptance", i + 1, 6))
+    eta(StepDone("acceptance", "done"))
+    assert eta.estimate().remaining_s == pytest.approx(4 * 0.6 + 10 * 2.0)
+
+
+def test_the_tuners_probes_speculate_and_its_priced_units_do_not() -> None:
+    config = CheckConfig(quick=False)
+    from advisor.run.eta import PRICED, SPECULATING, planned_work
+    from advisor.steps.plan import plan_workload
+
+    plan = plan_workload(config)
+    tune = TunePlan(loads=3, weights=(1.0, 1.0, 4.5, 0.0), probes=(True, True, False, False))
+    work = planned_work(config, plan, tune)
+    assert [w.kind for w in work["tune"]] == [SPECULATING, SPECULATING, PRICED, PRICED]
+    assert {w.kind for w in work["acceptance"]} == {SPECULATING}
+    assert {w.kind for w in work["baseline"]} == {""}
