@@ -17,7 +17,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from advisor.config import (
@@ -154,14 +154,15 @@ class SizedCheck:
 
 
 def size_check(config: CheckConfig, plan: WorkloadPlan, policy: BudgetPolicy, pace: MachinePace,
-               plan_tune: TunePlanner, *, single: bool, block_pairs: int) -> SizedCheck:
-    """Each sized step at its largest rung that fits its share (see the module notes); the other steps as
-    they are."""
+               plan_tune: TunePlanner, *, single: bool, block_pairs: int,
+               steps: Collection[str] = SIZED_STEPS) -> SizedCheck:
+    """Each sized step of `steps` at its largest rung that fits its share (see the module notes); the other
+    steps as they are. The time plan lists the steps sized here."""
     chosen = config.budget
     over: list[str] = []
     planned: dict[str, float] = {}
     for step, rungs in _rungs(config).items():
-        if step not in config.steps:
+        if step not in config.steps or step not in steps:
             continue
         allowance = (policy.share(step) or 0.0) * policy.full_check_s
         fits = None
@@ -184,6 +185,21 @@ def size_check(config: CheckConfig, plan: WorkloadPlan, policy: BudgetPolicy, pa
     time_plan = TimePlan(target_s=policy.full_check_s, request_s=round(pace.request_s, 3),
                          load_s=round(pace.load_s, 3), steps=planned, over_share=tuple(over))
     return SizedCheck(sized, sized_plan, time_plan)
+
+
+def resize_tuner(config: CheckConfig, plan: WorkloadPlan, policy: BudgetPolicy, time_plan: TimePlan,
+                 plan_tune: TunePlanner, *, single: bool, block_pairs: int) -> SizedCheck:
+    """The tuner sized again once the verify curve prices its synthetic points (`plan_tune` reads it), at the
+    pace the check was sized with: before the curve a point was one plain request each, and on a CPU a k = 16
+    point at τ = 1.5 takes three (the demo's tuner took 26 % of the check against its 25 % share). The tuner
+    has not started, so its sizes can still change; the other steps keep theirs."""
+    pace = MachinePace(time_plan.request_s, time_plan.load_s)
+    tuner = size_check(config, plan, policy, pace, plan_tune, single=single, block_pairs=block_pairs,
+                       steps=("tune",))
+    over = set(time_plan.over_share) - {"tune"} | set(tuner.time_plan.over_share)
+    merged = replace(time_plan, steps={**time_plan.steps, **tuner.time_plan.steps},
+                     over_share=tuple(step for step in SIZED_STEPS if step in over))
+    return replace(tuner, time_plan=merged)
 
 
 def _take(budget: Budget, rung: Budget, step: str) -> Budget:

@@ -36,7 +36,7 @@ from advisor.evidence.steps import BaselineEvidence, VerifyEvidence
 from advisor.evidence.warnings import StepWarning
 from advisor.history.store import RunStore
 from advisor.owned import refuse_earlier_run
-from advisor.run.budget import BaselinePace, pace_from_baseline, plan_only, sizable, size_check
+from advisor.run.budget import BaselinePace, pace_from_baseline, plan_only, resize_tuner, sizable, size_check
 from advisor.run.contention import ContentionWatch
 from advisor.run.done import SessionDone, SessionEvent
 from advisor.run.environment import gather
@@ -378,6 +378,19 @@ class Session:
         self.emit(self._planned(arms, sized.plan, replanned=True))
         self.emit(CheckSized(sized.time_plan, policy_for(self.policy.ab, sized.config.ab_pair_limit).looks))
 
+    def _resize_tuner(self, ctx: StepContext, verify: VerifyEvidence) -> None:
+        """A check sized to its budget re-sizes the tuner at the verify curve's prices
+        (advisor/run/budget.py `resize_tuner`); a check measured at its own sizes keeps them."""
+        time_plan = self.evidence.time_plan
+        if time_plan is None or time_plan.target_s is None:
+            return
+        arms = ctx.arms
+        sized = resize_tuner(self.config, ctx.workload, self.policy.budget, time_plan,
+                             lambda config, workload: _tune_plan(arms, config, workload, verify),
+                             single=arms.single, block_pairs=self.policy.arms.single_block_pairs)
+        self.config = ctx.config = sized.config
+        self.evidence = replace(self.evidence, config=ConfigRecord.of(sized.config), time_plan=sized.time_plan)
+
     def _run_steps(self, arms: Arms, plan: WorkloadPlan, rules: RuleSet) -> None:
         with GpuSampler() as sampler:
             ctx = StepContext(config=self.config, arms=arms, environment=self.evidence.environment,
@@ -414,7 +427,8 @@ class Session:
             if step.id == "baseline" and done.status == "done":
                 self._plan_time(ctx)
             if step.id == "verify" and isinstance(done.evidence, VerifyEvidence) and "tune" in self.config.steps:
-                # the tuner's synthetic points cost what the verify curve says: the clock is told
+                # the tuner's synthetic points cost what the verify curve says: sized again, the clock told
+                self._resize_tuner(ctx, done.evidence)
                 self.emit(self._planned(ctx.arms, ctx.workload, replanned=True, verify=done.evidence))
             self._record_servers(ctx.arms)
             self.save()

@@ -16,6 +16,7 @@ from advisor.events import Progress
 from advisor.evidence.steps import BaselineEvidence, RequestRecord
 from advisor.run.budget import (
     SIZED_STEPS,
+    STEP_SIZES,
     BaselinePace,
     MachinePace,
     SizedCheck,
@@ -188,3 +189,39 @@ def test_a_synthetic_point_is_priced_at_its_own_speed_once_the_verify_curve_is_k
     priced = plan_tune(FULL_CHECK, PLAN, DIALECT, managed=True, k_max=16, verify=curve)
     assert plain.loads == priced.loads and plain.units == priced.units
     assert sum(priced.weights) > sum(plain.weights)
+
+
+def _cpu_curve() -> object:
+    """The demo's verify curve on this CPU: a forward over k + 1 tokens costs R(k + 1) plain steps."""
+    from advisor.evidence.steps import VerifyEvidence, VerifyPoint
+
+    return VerifyEvidence(depth_tokens=256, compute_ms_per_token=10.0, points=tuple(
+        VerifyPoint(k, 10.0 * r, r, None, 3) for k, r in ((1, 1.0), (2, 1.56), (4, 2.29), (8, 3.66), (17, 6.9))))
+
+
+def test_the_tuner_is_sized_again_at_the_verify_curves_prices() -> None:
+    """Sized before the verify step, a synthetic point costs one plain request each; at the curve's prices (a
+    k = 16 point three) the sized tuner ran past its quarter, so it is sized again and fits; the other steps keep
+    their sizes and planned seconds."""
+    from advisor.run.budget import resize_tuner
+
+    first = _size(1.4)
+    curve = _cpu_curve()
+    priced = step_seconds(first.config, first.plan, plan_tune(first.config, first.plan, DIALECT, managed=True,
+                                                              k_max=16, verify=curve),  # type: ignore[arg-type]
+                          MachinePace(1.4, 0.5), BUDGET.batch_wave_exponent, single=False,
+                          block_pairs=POLICY.arms.single_block_pairs)["tune"]
+    allowance = BUDGET.share_tune * BUDGET.full_check_s
+    assert priced > allowance  # what the check would have run without sizing again
+    again = resize_tuner(first.config, first.plan, BUDGET, first.time_plan,
+                         lambda c, p: plan_tune(c, p, DIALECT, managed=True, k_max=16,
+                                                verify=curve),  # type: ignore[arg-type]
+                         single=False, block_pairs=POLICY.arms.single_block_pairs)
+    assert again.time_plan.steps["tune"] <= allowance and "tune" not in again.time_plan.over_share
+    assert len(again.config.budget.surface_points) < len(first.config.budget.surface_points)
+    assert again.config.budget.surface_points == SURFACE_SPREAD[: len(again.config.budget.surface_points)]
+    for step in ("acceptance", "batch", "ab"):
+        assert again.time_plan.steps[step] == first.time_plan.steps[step]
+        for name in STEP_SIZES[step]:
+            assert getattr(again.config.budget, name) == getattr(first.config.budget, name)
+    assert list(again.plan.acceptance) == list(first.plan.acceptance)
