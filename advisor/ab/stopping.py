@@ -27,16 +27,10 @@ def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy) -> int:
     counted = [p for p in pairs if is_counted(p)]
     looks = [n for n in policy.looks if n >= len(counted)] or [len(counted)]
 
-    lost = len(pairs) - len(counted)
-
     def measured_at(look: int) -> int:
-        # each pair lost so far is replaced by one more, and once there are enough to say, the prompts still to
-        # come lose theirs at the share lost so far: a greedy reply loops for its prompt, and the share of prompts
-        # that do is all that is known of the ones not yet sent (Gemma 3's full check lost 5 of 25; replacing
-        # only the losses seen, the clock planned 23 and read 23 % short near the end, 19 % with the share)
-        if len(counted) < MIN_PAIRS_TO_PROJECT:
-            return look + lost
-        return look + lost + round(max(look - len(counted), 0) * lost / len(counted))
+        # each pair lost so far is replaced by one more; none are projected forward: a greedy reply that loops
+        # does so for its prompt (the same prompt looped in every run here), not at a rate
+        return look + len(pairs) - len(counted)
 
     if len(counted) < MIN_PAIRS_TO_PROJECT:
         return measured_at(looks[-1])
