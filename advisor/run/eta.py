@@ -99,8 +99,8 @@ def planned_work(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None 
                        for c in budget.batch_levels),
         "ab": (tuple(UnitWork(2.0, 2 * _tokens(p), PAIR) for p in plan.ab[:pairs])
                + tuple(UnitWork(2.0, 2 * _tokens(p), BOTH_ON) for p in plan.ab[:vs_default])),
-        "tune": (tuple(UnitWork(w, w * mean, on if i < len(tune.probes) and tune.probes[i] else PRICED)
-                       for i, w in enumerate(tune.weights)) if tune is not None else ()),
+        "tune": (tuple(UnitWork(w, w * mean, on if probe else PRICED)
+                       for w, probe in zip(tune.weights, tune.probes, strict=True)) if tune is not None else ()),
     }
     return {step: w for step, w in work.items() if step in config.steps and w}
 
@@ -320,13 +320,17 @@ class EtaTracker:
         both_on = measured.get(BOTH_ON, pair * 2.0 / (s + 1.0))
         return {SPECULATING: r, PAIR: pair, BOTH_ON: both_on}
 
-    def _unit_seconds(self, step: str, pace: Pace | None) -> Callable[[UnitWork], float]:
-        """Predicted seconds of one of `step`'s units from the model: the fitted plain pace for a request step,
-        at its kind's share of it (`_speed`); for another, the mean of its own units so far, else one request's
-        time."""
-        if step in REQUEST_STEPS and pace is not None:
-            speed = self._speed(pace)
-            return lambda work: pace.seconds(work) * speed.get(work.kind, 1.0)
+    def _model(self, pace: Pace) -> Callable[[UnitWork], float]:
+        """Predicted seconds of a request unit: the fitted plain pace, at its kind's share of it (`_speed`)."""
+        speed = self._speed(pace)
+        return lambda work: pace.seconds(work) * speed.get(work.kind, 1.0)
+
+    def _unit_seconds(self, step: str, pace: Pace | None,
+                      model: Callable[[UnitWork], float] | None) -> Callable[[UnitWork], float]:
+        """Predicted seconds of one of `step`'s units: the `model` for a request step; for another, the mean of
+        its own units so far, else one request's time."""
+        if step in REQUEST_STEPS and model is not None:
+            return model
         own = [u.took_s for u in self.finished if u.step == step]
         if own:
             mean = sum(own) / len(own)
@@ -346,13 +350,12 @@ class EtaTracker:
         recent = own[-SCALE_RECENT_UNITS:]
         return statistics.median([*(1.0,) * SCALE_PRIOR_UNITS, *(u.took_s / predict(u.work) for u in recent)])
 
-    def _start_excess(self, pace: Pace | None) -> float:
-        """Seconds a request step's first unit took beyond the model (its warm-up, a cold cache), on average
+    def _start_excess(self, model: Callable[[UnitWork], float] | None) -> float:
+        """Seconds a request step's first unit took beyond the `model` (its warm-up, a cold cache), on average
         over the steps seen: each step still to start will pay it too."""
-        if pace is None:
+        if model is None:
             return 0.0
-        speed = self._speed(pace)
-        firsts = [u.took_s - pace.seconds(u.work) * speed.get(u.work.kind, 1.0) for u in self.finished
+        firsts = [u.took_s - model(u.work) for u in self.finished
                   if u.first and u.step in REQUEST_STEPS and u.work.requests > 0]
         return max(sum(firsts) / len(firsts), 0.0) if firsts else 0.0
 
@@ -365,7 +368,8 @@ class EtaTracker:
         tail = sum(self.tails) / len(self.tails) if self.tails else 0.0
         # the model from the steps before the running one (its own units set its scale, robust to a spike)
         pace = fit_pace([u for u in self.finished if u.step != self.current]) or fit_pace(self.finished)
-        start = self._start_excess(pace)
+        model = self._model(pace) if pace is not None else None  # once per estimate: every step reads it
+        start = self._start_excess(model)
         left = 0.0
         for step in self.planned:
             if step in self.ended:
@@ -375,7 +379,7 @@ class EtaTracker:
             if step_done == 0 and step in REQUEST_STEPS:
                 left += start
             todo = [self._work(step, i) for i in range(step_done, max(self.planned[step], step_done))]
-            predict = self._unit_seconds(step, pace)
+            predict = self._unit_seconds(step, pace, model)
             if step == self.current and step_done:
                 scale = self._step_scale(step, predict)
                 # the unit under way has already taken part of its time (a load in it is not unit time)

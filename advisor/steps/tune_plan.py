@@ -30,7 +30,7 @@ class TunePlan:
 
     loads: int
     weights: tuple[float, ...] = ()  # requests each unit sends, in the order the step finishes them
-    # per unit: True where it is a speculating request at the method's real acceptance (a probe), False where
+    # one per weight: True where it is a speculating request at the method's real acceptance (a probe), False where
     # its weight is already in plain requests' time (a synthetic point, the draft model's speed, the choice)
     probes: tuple[bool, ...] = ()
 
