@@ -102,7 +102,7 @@ def figures(runs: list[dict[str, Any]], swept: list[dict[str, Any]]) -> dict[str
     out: dict[str, Any] = {"tuner_bench": {"runs": runs, "sweep": swept}}
     method = runs[0]["method"]
     by_k = swept_speedups(swept)
-    seeds = sorted({r.get("seed") for r in swept}, key=str)
+    sweeps = len({r.get("seed") for r in swept})
     chosen = [r["k"] for r in runs if r["method"] == method and r["k"] in by_k]
     if chosen:
         best_k = max(by_k, key=lambda k: by_k[k])
@@ -110,11 +110,11 @@ def figures(runs: list[dict[str, Any]], swept: list[dict[str, Any]]) -> dict[str
         out[GAP] = statistics.median(gaps)
         out[f"{GAP}_note"] = (f"sweep best k={best_k} {by_k[best_k]:.3f}×; at each tuner run's k*: " + ", ".join(
             f"k*={k} {by_k[k]:.3f}× ({g:+.3f})" for k, g in zip(chosen, gaps, strict=True))
-            + f" ({method}; each k the geometric mean of {len(seeds)} sweeps; median over the runs, goal ≤ 0.03)")
+            + f" ({method}; each k the geometric mean of {sweeps} sweeps; median over the runs, goal ≤ 0.03)")
     else:
         out[GAP], out[f"{GAP}_note"] = None, "not measured: the sweep has no A/B at the tuners' k*"
     # the tuner replaces one sweep, however many the benchmark runs to measure the landscape
-    sweep_wall = sum(r["wall_s"] for r in swept) / max(len(seeds), 1)
+    sweep_wall = sum(r["wall_s"] for r in swept) / max(sweeps, 1)
     walls = [r["wall_s"] for r in runs]
     out[TIME] = statistics.median(walls) / sweep_wall if sweep_wall else None
     out[f"{TIME}_note"] = (f"tuner {statistics.median(walls):.0f} s (median of " + ", ".join(f"{w:.0f}" for w in walls)

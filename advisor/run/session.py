@@ -386,7 +386,7 @@ class Session:
             return
         arms = ctx.arms
         sized = resize_tuner(self.config, ctx.workload, self.policy.budget, time_plan,
-                             lambda config, workload: _tune_plan(arms, config, workload, verify),
+                             functools.partial(_tune_plan, arms, verify=verify),
                              single=arms.single, block_pairs=self.policy.arms.single_block_pairs)
         self.config = ctx.config = sized.config
         self.evidence = replace(self.evidence, config=ConfigRecord.of(sized.config), time_plan=sized.time_plan)
