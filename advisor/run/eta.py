@@ -253,6 +253,8 @@ class EtaTracker:
             self._pending_load_s = 0.0
         elif isinstance(event, Progress) and event.done >= 1 and event.step in self.planned:
             self._unit_done(event, now)
+        elif isinstance(event, Progress) and event.step in self.planned:
+            self._recount(event)  # before its first unit: a step's own plan (the A/B's, from the loops seen)
         elif isinstance(event, Sample) and (event.step, event.series) == PAIR_SPEEDUP and event.y > 0:
             self._pair_speedups.append(event.y)
         elif isinstance(event, StepDone):
@@ -267,14 +269,18 @@ class EtaTracker:
         step = event.step
         index = self.done.get(step, 0)
         self.done[step] = index + 1
-        if step not in ("acceptance", "tune"):  # the step's own count is the final word (acceptance shares its
-            # Progress with the canary, the tuner counts each probe apart)
-            self.planned[step] = max(event.total, self.done[step])
-        else:
-            self.planned[step] = max(self.planned[step], self.done[step])
+        self._recount(event)
         took = max(now - self._last_unit_at - self._pending_load_s, 0.0)
         self.finished.append(_Finished(step, self._work(step, index), took, first=index == 0))
         self._last_unit_at, self._pending_load_s = now, 0.0
+
+    def _recount(self, event: Progress) -> None:
+        step, done = event.step, self.done.get(event.step, 0)
+        if step not in ("acceptance", "tune"):  # the step's own count is the final word (acceptance shares its
+            # Progress with the canary, the tuner counts each probe apart)
+            self.planned[step] = max(event.total, done)
+        else:
+            self.planned[step] = max(self.planned[step], done)
 
     def _work(self, step: str, index: int) -> UnitWork:
         """The work of `step`'s unit `index` (from 0) of the step's count now: planned, else the step's last

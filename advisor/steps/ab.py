@@ -15,11 +15,11 @@ from dataclasses import replace
 from advisor.ab.bands import depth_bands, output_bands
 from advisor.ab.categories import divergence_counts, early_divergence_low, early_divergence_rate, per_category
 from advisor.ab.decision import decide_ab
-from advisor.ab.stopping import projected_pairs
+from advisor.ab.stopping import LossPrior, projected_pairs
 from advisor.ab.types import ABDecision, Decision, PairResult
 from advisor.core.ab_policy import ABPolicy
 from advisor.events import Event, Progress, Sample, StepDone, StepStatus, UnitDone
-from advisor.evidence.steps import ABEvidence, Guard, RequestRecord
+from advisor.evidence.steps import ABEvidence, AcceptanceEvidence, BaselineEvidence, Guard, RequestRecord
 from advisor.evidence.warnings import WarningCode
 from advisor.steps.ab_default import compare_with_default, default_config
 from advisor.steps.base import StepContext, missing_arm, warn
@@ -63,6 +63,10 @@ class ABStep:
         # The count the clock is told: the pairs the limit allows (the spare prompts only replace failed pairs)
         # and the comparison with the engine's defaults that follows them when the tuner chose other flags.
         vs_planned = min(ctx.config.budget.ab_vs_default_pairs, limit) if default_config(ctx) is not None else 0
+        loss = loss_prior(ctx)
+        # before the first pair: the pairs the looks and the loops seen so far make likely (the clock's plan)
+        first = min(len(prompts), projected_pairs([], policy, loss))
+        yield Progress.unit(self.id, 0, first + vs_planned, "ab_plan", pairs=first)
         for i, (prompt, unit, new) in enumerate(measured):
             if new:
                 yield UnitDone(self.id, prompt.id, unit)
@@ -75,7 +79,7 @@ class ABStep:
             decision = decide_ab(pairs, policy)
             yield from _samples(i, pair, decision)
             # the clock is told where the looks will most likely stop, not only the limit
-            expected = max(min(len(prompts), projected_pairs(pairs, policy)), i + 1)  # spares replace lost pairs
+            expected = max(min(len(prompts), projected_pairs(pairs, policy, loss)), i + 1)  # spares replace lost pairs
             yield Progress.unit(self.id, i + 1, expected + vs_planned, "ab_pair", pair=i + 1,
                                 decision=decision.decision.value)
             if decision.decision is not Decision.CONTINUE:
@@ -116,6 +120,17 @@ class ABStep:
             status, reason = "failed", msg("fail.no_pair", why=stop_reason or msg("fail.every_request"))
         yield StepDone(self.id, status, evidence, reason=reason, elapsed_s=time.monotonic() - t0,
                        warnings=tuple(warnings))
+
+
+def loss_prior(ctx: StepContext) -> LossPrior:
+    """The prompts the baseline and acceptance steps measured, and how many of them had a reply that looped
+    (any of its requests): the share of held-out prompts whose pairs will be lost and replaced."""
+    looped: dict[str, bool] = {}
+    for evidence in (ctx.prior.get("baseline"), ctx.prior.get("acceptance")):
+        if isinstance(evidence, BaselineEvidence | AcceptanceEvidence):
+            for record in evidence.samples:
+                looped[record.prompt_id] = looped.get(record.prompt_id, False) or record.repetition_loop
+    return LossPrior(sum(looped.values()), len(looped))
 
 
 def _samples(i: int, pair: PairResult, d: ABDecision) -> Iterator[Sample]:

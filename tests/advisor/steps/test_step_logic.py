@@ -126,3 +126,22 @@ def test_acceptance_summary_per_category() -> None:
 
 def test_json_safe_turns_nan_into_null() -> None:
     assert json_safe({"a": [math.nan, 1.0, math.inf]}) == {"a": [None, 1.0, None]}
+
+
+def test_the_ab_counts_each_earlier_prompt_once_and_whether_any_of_its_replies_looped() -> None:
+    from types import SimpleNamespace
+
+    from advisor.ab.stopping import LossPrior
+    from advisor.evidence.steps import AcceptanceEvidence, BaselineEvidence
+    from advisor.steps.ab import loss_prior
+
+    def rec(prompt_id: str, looped: bool) -> RequestRecord:
+        return RequestRecord(prompt_id, "code", "off", 192, 1000.0, 5.0, 200.0, 40, 0, 50.0, 60.0, 1200.0, None,
+                             None, "stop", "d", looped)
+
+    # the baseline runs each prompt twice (one of b1's replies looped); the acceptance step's prompts are others
+    baseline = BaselineEvidence(samples=(rec("b1", False), rec("b2", False), rec("b1", True), rec("b2", False)))
+    acceptance = AcceptanceEvidence(samples=(rec("a1", True), rec("a2", False), rec("a3", False)))
+    ctx = SimpleNamespace(prior={"baseline": baseline, "acceptance": acceptance})
+    assert loss_prior(ctx) == LossPrior(looped=2, prompts=5)  # type: ignore[arg-type]
+    assert loss_prior(SimpleNamespace(prior={})) == LossPrior()  # type: ignore[arg-type]
