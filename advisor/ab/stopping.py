@@ -30,6 +30,9 @@ class LossPrior:
     prompts: int = 0
 
 
+NO_LOSS = LossPrior()  # no prompts before the A/B: lost pairs are only replaced
+
+
 # The most of the pairs to come the clock expects to lose: past half, a model loops on most prompts and the
 # spare prompts run out first (the A/B step caps its count at the prompts it has).
 MAX_LOSS_SHARE = 0.5
@@ -52,7 +55,7 @@ def loss_share(pairs: Sequence[PairResult], prior: LossPrior) -> float:
     return min(lost / seen, MAX_LOSS_SHARE)
 
 
-def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy, prior: LossPrior = LossPrior()) -> int:
+def projected_pairs(pairs: Sequence[PairResult], policy: ABPolicy, prior: LossPrior = NO_LOSS) -> int:
     """Pairs measured when the A/B stops if the pairs to come are like those so far: the first planned look at
     which the projected t statistic clears the boundary (ENABLE only from `min_pairs_enable` pairs on), else
     the last look; plus the pairs not counted so far (a failed arm, a loop), which others replace, and the

@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from advisor.ab.stopping import NO_LOSS, LossPrior, loss_share
 from advisor.config import CheckConfig
 from advisor.events import Progress, RunPlanned, Sample, ServerRestarted, StepDone, StepStarted, UnitWork
 from advisor.run.done import SessionEvent
@@ -30,19 +31,22 @@ from advisor.steps.plan import PromptLike, WorkloadPlan
 from advisor.steps.tune_plan import TunePlan
 
 
-def _ab_pairs(config: CheckConfig, plan: WorkloadPlan) -> tuple[int, int]:
-    """Pairs the A/B step may measure: against OFF (the limit; its spare prompts only replace failed pairs) and,
-    after a tuner whose choice is not the engine's defaults, against the defaults (advisor/steps/ab_default.py)."""
-    pairs = min(config.ab_pair_limit, len(plan.ab))
+def _ab_pairs(config: CheckConfig, plan: WorkloadPlan, loss: LossPrior = NO_LOSS) -> tuple[int, int]:
+    """Pairs the A/B step may measure: against OFF (the limit, and as many more of its spare prompts as the
+    loops seen so far (`loss`) will lose: advisor/ab/stopping.py) and, after a tuner whose choice is not the
+    engine's defaults, against the defaults (advisor/steps/ab_default.py)."""
+    limit = config.ab_pair_limit
+    pairs = min(math.ceil(limit / (1.0 - loss_share((), loss)) - 1e-9), limit + limit // 4, len(plan.ab))
     vs_default = min(config.budget.ab_vs_default_pairs, pairs) if config.tuning else 0
     return pairs, vs_default
 
 
-def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None) -> dict[str, int]:
+def planned_units(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None,
+                  loss: LossPrior = NO_LOSS) -> dict[str, int]:
     """Units per chosen step, counted as the steps report them in `Progress`: the request steps' as `planned_work`
     lists them, a verify unit one round over every draft length, the tuner's what `tune` planned (none when not
     given)."""
-    work = planned_work(config, plan, tune)
+    work = planned_work(config, plan, tune, loss=loss)
     units = {step: len(work.get(step, ())) for step in ("baseline", "acceptance", "batch", "ab")}
     units["verify"] = config.budget.verify_repeats
     if tune is not None:
@@ -72,7 +76,7 @@ def _tokens(prompt: PromptLike) -> float:
 
 
 def planned_work(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None = None, *,
-                 wave_exponent: float = 1.0) -> dict[str, tuple[UnitWork, ...]]:
+                 wave_exponent: float = 1.0, loss: LossPrior = NO_LOSS) -> dict[str, tuple[UnitWork, ...]]:
     """What each planned unit of a request step sends, in the order the step finishes them: one request per
     baseline or acceptance prompt and canary repeat, two per canary re-run and A/B pair, the tuner's from
     `tune` — each with its prompts' tokens. A concurrency level of c runs rounds × both arms × requests per slot
@@ -83,7 +87,7 @@ def planned_work(config: CheckConfig, plan: WorkloadPlan, tune: TunePlan | None 
     budget = config.budget
     pool = list(plan.acceptance) or list(plan.baseline)
     mean = sum(_tokens(p) for p in pool) / len(pool) if pool else 0.0
-    pairs, vs_default = _ab_pairs(config, plan)
+    pairs, vs_default = _ab_pairs(config, plan, loss)
     per_level = budget.batch_rounds * 2 * budget.batch_requests_per_slot
     reruns = list(plan.acceptance)[: budget.canary_reruns]
     on = SPECULATING
@@ -112,14 +116,14 @@ def _pair_loads(pairs: int, single: bool, block_pairs: int) -> int:
 
 
 def planned_restarts(config: CheckConfig, plan: WorkloadPlan, *, single: bool, block_pairs: int,
-                     tune: TunePlan | None = None) -> dict[str, int]:
+                     tune: TunePlan | None = None, loss: LossPrior = NO_LOSS) -> dict[str, int]:
     """Model loads each chosen step will cause in a managed check (the tuner's from `tune`: one per probe, point
     and the choice). Side by side: the fresh ON servers of the acceptance step's canary, the sweep and the A/B
     (the acceptance step takes the server the session started; the sweep or A/B may take the tuner's choice).
     Single-resident adds a swap whenever the other arm is needed: preflight visits both arms, the verify step
     needs OFF after the ON steps, the sweep swaps once per level, the A/B once per block of pairs."""
     steps, budget = config.steps, config.budget
-    pairs, vs_default = _ab_pairs(config, plan)
+    pairs, vs_default = _ab_pairs(config, plan, loss)
     # side by side the comparison with the defaults restarts OFF with them, ON fresh, and OFF back
     vs_loads = (_pair_loads(vs_default, single, block_pairs) if single else 3) if vs_default else 0
     out = {"preflight": 1 if single else 0,

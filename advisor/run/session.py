@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from advisor import __version__, paths
+from advisor.ab.stopping import NO_LOSS, LossPrior
 from advisor.arms.arms import Arms
 from advisor.atomic import write_atomic
 from advisor.config import CheckConfig
@@ -50,7 +51,7 @@ from advisor.run.model_identity import describe as model_describe
 from advisor.run.model_identity import fingerprint, from_record, same_model, served, to_record
 from advisor.run.overrun import OverrunWatch
 from advisor.run.recorder import WRITE_ERRORS, Recorder, describe
-from advisor.steps.ab import policy_for
+from advisor.steps.ab import loss_prior, policy_for
 from advisor.steps.base import Step, StepContext
 from advisor.steps.plan import WorkloadPlan, plan_workload
 from advisor.steps.registry import steps_for
@@ -330,20 +331,22 @@ class Session:
                             hint=text(self.lang, "guard.prompts_too_long_hint"))
 
     def _planned(self, arms: Arms, plan: WorkloadPlan, *, replanned: bool = False,
-                 verify: VerifyEvidence | None = None) -> RunPlanned:
+                 verify: VerifyEvidence | None = None, loss: LossPrior = NO_LOSS) -> RunPlanned:
         """The plan for the ETA: units per step, the model loads managed arms will cause, one load's seconds
         (not again when `replanned`: the clock has counted the loads so far), the tuner's synthetic points at
-        `verify`'s curve once it is measured; from here on every restart is sent as it happens."""
+        `verify`'s curve once it is measured, the A/B's pairs with those its loops will lose (`loss`, from the
+        replies measured so far); from here on every restart is sent as it happens."""
         managed = _managed(arms)
         tune = _tune_plan(arms, self.config, plan, verify)
-        units = planned_units(self.config, plan, tune)
-        work = planned_work(self.config, plan, tune, wave_exponent=self.policy.budget.batch_wave_exponent)
+        units = planned_units(self.config, plan, tune, loss)
+        work = planned_work(self.config, plan, tune, wave_exponent=self.policy.budget.batch_wave_exponent,
+                            loss=loss)
         if not managed:
             return RunPlanned(units, work=work)
         arms.listener = lambda r: self.emit(ServerRestarted(r.before, r.seconds))
         loads = [s.load_s for s in arms.spans]
         restarts = planned_restarts(self.config, plan, single=arms.single,
-                                    block_pairs=self.policy.arms.single_block_pairs, tune=tune)
+                                    block_pairs=self.policy.arms.single_block_pairs, tune=tune, loss=loss)
         load_s = None if replanned or not loads else sum(loads) / len(loads)
         return RunPlanned(units, restarts, load_s, work)
 
@@ -427,9 +430,11 @@ class Session:
             if step.id == "baseline" and done.status == "done":
                 self._plan_time(ctx)
             if step.id == "verify" and isinstance(done.evidence, VerifyEvidence) and "tune" in self.config.steps:
-                # the tuner's synthetic points cost what the verify curve says: sized again, the clock told
+                # the tuner's synthetic points cost what the verify curve says: sized again, the clock told (with
+                # the A/B's pairs that the loops seen so far will lose; without a tuner the A/B tells it itself)
                 self._resize_tuner(ctx, done.evidence)
-                self.emit(self._planned(ctx.arms, ctx.workload, replanned=True, verify=done.evidence))
+                self.emit(self._planned(ctx.arms, ctx.workload, replanned=True, verify=done.evidence,
+                                        loss=loss_prior(ctx)))
             self._record_servers(ctx.arms)
             self.save()
             if self.failure is not None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import io
+import math
 from types import SimpleNamespace
 
 import pytest
 
+from advisor.ab.stopping import LossPrior
 from advisor.cli.progress import ProgressPrinter
 from advisor.config import CheckConfig
 from advisor.events import Progress, RunPlanned, ServerRestarted, StepDone, StepStarted, UnitWork
@@ -106,6 +108,19 @@ def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
     assert units == {"baseline": 6 * budget.baseline_repeats,
                      "acceptance": 12 + budget.canary_repeats + budget.canary_reruns,
                      "verify": budget.verify_repeats, "ab": 20}
+
+
+def test_the_ab_is_planned_with_the_pairs_its_loops_will_lose_up_to_its_spare_prompts() -> None:
+    config = CheckConfig(quick=True, steps=("baseline", "acceptance", "ab"))
+    prompt = SimpleNamespace(text="a prompt of some length")
+    plan = SimpleNamespace(baseline=[prompt] * 6, acceptance=[prompt] * 12, ab=[prompt] * 40, canary=prompt)
+    limit = config.ab_pair_limit
+    # a tenth of the 20 earlier prompts looped: a tenth of the pairs is lost and replaced from the spares
+    units = planned_units(config, plan, loss=LossPrior(looped=2, prompts=20))  # type: ignore[arg-type]
+    assert units["ab"] == math.ceil(limit / 0.9)
+    # however many loop, no more than the spare prompts the A/B takes (a quarter of the limit)
+    units = planned_units(config, plan, loss=LossPrior(looped=20, prompts=20))  # type: ignore[arg-type]
+    assert units["ab"] == limit + limit // 4
 
 
 @pytest.mark.parametrize(("seconds", "shown"), [(0, "0:00"), (59.6, "1:00"), (754, "12:34"), (3725, "1:02:05")])
