@@ -117,7 +117,7 @@ def test_the_ab_is_planned_with_the_pairs_its_loops_will_lose_up_to_its_spare_pr
     limit = config.ab_pair_limit
     # a tenth of the 20 earlier prompts looped: a tenth of the pairs is lost and replaced from the spares
     units = planned_units(config, plan, loss=LossPrior(looped=2, prompts=20))  # type: ignore[arg-type]
-    assert units["ab"] == math.ceil(limit / 0.9)
+    assert units["ab"] == limit + math.floor(limit / 9)  # whole pairs only (advisor/ab/stopping.py)
     # however many loop, no more than the spare prompts the A/B takes (a quarter of the limit)
     units = planned_units(config, plan, loss=LossPrior(looped=20, prompts=20))  # type: ignore[arg-type]
     assert units["ab"] == limit + limit // 4
