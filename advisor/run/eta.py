@@ -27,7 +27,7 @@ from advisor.ab.stopping import NO_LOSS, LossPrior, expected_losses, loss_share
 from advisor.config import CheckConfig
 from advisor.events import Progress, RunPlanned, Sample, ServerRestarted, StepDone, StepStarted, UnitWork
 from advisor.run.done import SessionEvent
-from advisor.steps.plan import PromptLike, WorkloadPlan
+from advisor.steps.plan import PromptLike, WorkloadPlan, ab_prompts_for
 from advisor.steps.tune_plan import TunePlan
 
 
@@ -36,7 +36,7 @@ def _ab_pairs(config: CheckConfig, plan: WorkloadPlan, loss: LossPrior = NO_LOSS
     loops seen so far (`loss`) will lose: advisor/ab/stopping.py) and, after a tuner whose choice is not the
     engine's defaults, against the defaults (advisor/steps/ab_default.py)."""
     limit = config.ab_pair_limit
-    pairs = min(limit + expected_losses(limit, loss_share((), loss)), limit + limit // 4, len(plan.ab))
+    pairs = min(limit + expected_losses(limit, loss_share((), loss)), ab_prompts_for(limit), len(plan.ab))
     vs_default = min(config.budget.ab_vs_default_pairs, pairs) if config.tuning else 0
     return pairs, vs_default
 

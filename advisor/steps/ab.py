@@ -25,6 +25,7 @@ from advisor.steps.ab_default import compare_with_default, default_config
 from advisor.steps.base import StepContext, missing_arm, warn
 from advisor.steps.divergence import Replayer, Replies, with_kinds
 from advisor.steps.pairs import pair_units
+from advisor.steps.plan import ab_prompts_for
 from advisor.text.message import Message, msg, render
 
 
@@ -49,7 +50,7 @@ class ABStep:
             return
         pool = ctx.fresh_on(self.id)
         limit = ctx.config.ab_pair_limit  # the budget's, or the full check's with --until-decided
-        prompts = list(ctx.workload.ab)[: limit + limit // 4]
+        prompts = list(ctx.workload.ab)[: ab_prompts_for(limit)]
         # Looks past the held-out prompts we have could never be reached; plan only reachable ones.
         policy = policy_for(ctx.policy.ab, min(limit, len(prompts)))
         pairs: list[PairResult] = []

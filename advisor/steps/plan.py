@@ -42,6 +42,12 @@ WARMUP_PROMPTS: tuple[PlainPrompt, ...] = (
 )
 
 
+def ab_prompts_for(limit: int) -> int:
+    """Held-out prompts the A/B may use for a pair limit of `limit`: the limit and a quarter more, the spares
+    that replace pairs lost to a failed request or a repetition loop."""
+    return limit + limit // 4
+
+
 @dataclass(frozen=True, slots=True)
 class WorkloadPlan:
     """The prompts of one check, fixed before the first request (and recorded in the evidence)."""
@@ -119,7 +125,7 @@ def plan_workload(config: CheckConfig, format_chat: ChatFormatter | None = None)
     categories = sorted({p.category for p in held_out})
     weights = normalise(dict(config.mix), categories) if config.mix else None
     limit = config.ab_pair_limit  # with --until-decided, prompts for the full check's pairs (the ETA counts them)
-    mix = allocate(held_out, weights, limit + limit // 4, config.seed)
+    mix = allocate(held_out, weights, ab_prompts_for(limit), config.seed)
     canary = trap_prompt()
     return WorkloadPlan(
         warmup=wrap(WARMUP_PROMPTS), baseline=wrap(baseline), acceptance=wrap(acceptance), ab=wrap(mix.prompts),

@@ -88,15 +88,11 @@ def test_the_steps_own_count_replaces_the_plan() -> None:
 def test_a_steps_plan_before_its_first_unit_replaces_the_run_plan() -> None:
     # the A/B says how many pairs the loops seen so far make likely before its first pair (advisor/steps/ab.py)
     eta, clock = _tracker()
-    eta(StepStarted("baseline", "Baseline", 1, 2))
-    for i in range(4):
-        clock.now += 2.0
-        eta(Progress("baseline", i + 1, 4))
-    eta(StepDone("baseline", "done"))
+    _baseline_of_one_second_requests(eta, clock, 4)
     eta(StepStarted("ab", "A/B", 2, 2))
-    assert eta.estimate().remaining_s == pytest.approx(10 * 2.0)
+    assert eta.estimate().remaining_s == pytest.approx(10 * 1.0)
     eta(Progress.unit("ab", 0, 13, "ab_plan", pairs=13))
-    assert (eta.estimate().planned, eta.estimate().remaining_s) == (4 + 13, pytest.approx(13 * 2.0))
+    assert (eta.estimate().planned, eta.estimate().remaining_s) == (4 + 13, pytest.approx(13 * 1.0))
 
 
 def test_planned_units_follow_the_chosen_steps_and_the_plan() -> None:
